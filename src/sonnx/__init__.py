@@ -1,0 +1,6 @@
+"""sonnx: verified kernels and a strict-profile validator for the SONNX profile."""
+from .errors import ProfileViolation, Violation
+from .ops.mul import mul
+
+__all__ = ["ProfileViolation", "Violation", "mul"]
+__version__ = "0.1.0"

@@ -1,0 +1,96 @@
+"""ONNX element types, their numpy counterparts, and the type set of each operator version.
+
+Element types are named as in the ONNX operator docs (``tensor(float)`` -> ``"float"``),
+which is also ``TensorProto.DataType`` lower-cased. The type sets below are copied from
+the operator schemas (seeds 000 and 002); ``tests/test_dtypes.py`` checks them against the
+schemas in the installed onnx package.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+# name -> (numpy dtype, is_float, bits, signed)
+_TYPES: dict[str, tuple[np.dtype, bool, int, bool]] = {
+    "float16": (np.dtype(np.float16), True, 16, True),
+    "bfloat16": (np.dtype(ml_dtypes.bfloat16), True, 16, True),
+    "float": (np.dtype(np.float32), True, 32, True),
+    "double": (np.dtype(np.float64), True, 64, True),
+    "int8": (np.dtype(np.int8), False, 8, True),
+    "int16": (np.dtype(np.int16), False, 16, True),
+    "int32": (np.dtype(np.int32), False, 32, True),
+    "int64": (np.dtype(np.int64), False, 64, True),
+    "uint8": (np.dtype(np.uint8), False, 8, False),
+    "uint16": (np.dtype(np.uint16), False, 16, False),
+    "uint32": (np.dtype(np.uint32), False, 32, False),
+    "uint64": (np.dtype(np.uint64), False, 64, False),
+}
+NUMERIC_TYPES = frozenset(_TYPES)
+_BY_NUMPY_NAME = {dt.name: name for name, (dt, *_rest) in _TYPES.items()}
+
+_FLOATS_1 = frozenset({"float16", "float", "double"})
+_WIDE_INTS = frozenset({"int32", "int64", "uint32", "uint64"})
+_NARROW_INTS = frozenset({"int8", "int16", "uint8", "uint16"})
+
+# (operator, since_version) -> allowed element types
+TYPE_SETS: dict[tuple[str, int], frozenset[str]] = {
+    ("Mul", 1): _FLOATS_1,
+    ("Mul", 6): _FLOATS_1 | _WIDE_INTS,
+    ("Mul", 7): _FLOATS_1 | _WIDE_INTS,
+    ("Mul", 13): _FLOATS_1 | _WIDE_INTS | {"bfloat16"},
+    ("Mul", 14): _FLOATS_1 | _WIDE_INTS | {"bfloat16"} | _NARROW_INTS,
+    ("Gemm", 1): _FLOATS_1,
+    ("Gemm", 6): _FLOATS_1,
+    ("Gemm", 7): _FLOATS_1,
+    ("Gemm", 9): _FLOATS_1 | _WIDE_INTS,
+    ("Gemm", 11): _FLOATS_1 | _WIDE_INTS,
+    ("Gemm", 13): _FLOATS_1 | _WIDE_INTS | {"bfloat16"},
+}
+
+
+def versions(op: str) -> list[int]:
+    """The since-versions of an operator that the profile knows, ascending."""
+    return sorted(v for (o, v) in TYPE_SETS if o == op)
+
+
+def since_version(op: str, opset: int) -> int | None:
+    """The operator version in force under an imported opset, or None if there is none."""
+    found = [v for v in versions(op) if v <= opset]
+    return found[-1] if found else None
+
+
+def type_set(op: str, version: int) -> frozenset[str]:
+    return TYPE_SETS[(op, version)]
+
+
+def name_of(dtype: np.dtype) -> str:
+    """ONNX name of a numpy dtype; non-profile dtypes keep their numpy name (e.g. "bool")."""
+    dt = np.dtype(dtype)
+    native = dt.newbyteorder("=") if dt.byteorder not in ("|", "=") else dt
+    return _BY_NUMPY_NAME.get(native.name, native.name)
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    return _TYPES[name][0]
+
+
+def is_float(name: str) -> bool:
+    return _TYPES[name][1]
+
+
+def bits(name: str) -> int:
+    return _TYPES[name][2]
+
+
+def is_signed(name: str) -> bool:
+    return _TYPES[name][3]
+
+
+def name_of_tensor_proto(elem_type: int) -> str:
+    """ONNX name of a ``TensorProto.DataType`` code (e.g. 1 -> "float")."""
+    from onnx import TensorProto
+
+    try:
+        return TensorProto.DataType.Name(elem_type).lower()
+    except ValueError:
+        return f"unknown({elem_type})"

@@ -1,0 +1,36 @@
+"""Violations of the SONNX profile, as values (for the validator) and as an exception (for kernels)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken requirement: the ID from spec/requirements.toml and what to do instead."""
+
+    requirement: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"[{self.requirement}] {self.message}"
+
+
+class ProfileViolation(ValueError):
+    """Raised by a kernel when its inputs break a SONNX profile requirement.
+
+    ``requirement`` is the ID of the first violation; ``violations`` holds all of them,
+    so a caller fixing its model sees every problem at once.
+    """
+
+    def __init__(self, violations: Iterable[Violation]):
+        self.violations = tuple(violations)
+        if not self.violations:
+            raise ValueError("ProfileViolation needs at least one violation")
+        self.requirement = self.violations[0].requirement
+        super().__init__("; ".join(str(v) for v in self.violations))
+
+
+def raise_if_any(violations: list[Violation]) -> None:
+    if violations:
+        raise ProfileViolation(violations)

@@ -1,0 +1,1 @@
+"""The profile's operators, one module each."""

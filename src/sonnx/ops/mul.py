@@ -1,0 +1,115 @@
+"""ONNX Mul under the SONNX profile: constraints, reference kernel, fast kernel.
+
+The three parts share one rule book: ``constraints`` is the only place where MUL-R1..R4 are
+decided, and both kernels (and the model validator) call it.
+Spec: spec/mul.md. Proofs: proofs/mul.mlw. Tests: tests/ops/test_mul.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import Violation, raise_if_any
+from ..profile import shape_violations
+from . import floats, intloops
+from .signature import TensorSig, sig_of_array
+from .tensor import TensorValue, size
+
+OP = "Mul"
+LATEST = 14
+
+
+def _broadcastable(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    for x, y in zip(reversed(a), reversed(b)):
+        if x != y and x != 1 and y != 1:
+            return False
+    return True
+
+
+def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST,
+                broadcast: int | None = None) -> list[Violation]:
+    """Every profile violation of a Mul node with inputs ``a`` and ``b`` under ``opset``.
+
+    ``broadcast`` is the legacy attribute of Mul-1 and Mul-6 (None when absent).
+    """
+    found: list[Violation] = []
+    version = dtypes.since_version(OP, opset)
+    if version is None:
+        return [Violation("MUL-R3", f"opset {opset} has no Mul; import opset 1 or later")]
+
+    for what, t in (("A", a), ("B", b)):
+        if t.sparse:
+            found.append(Violation("MUL-R2", f"Mul input {what} is sparse; the profile accepts dense "
+                                             "tensors only: densify it before the model (e.g. x.toarray())"))
+    allowed = dtypes.type_set(OP, version)
+    for what, t in (("A", a), ("B", b)):
+        if t.sparse:
+            continue
+        if t.elem_type is None:
+            found.append(Violation("MUL-R3", f"Mul input {what} has an unknown element type; "
+                                             "declare one of: " + ", ".join(sorted(allowed))))
+        elif t.elem_type not in allowed:
+            found.append(Violation("MUL-R3", f"Mul-{version} input {what} has element type {t.elem_type}, "
+                                             f"not a numeric type of Mul-{version} "
+                                             f"({', '.join(sorted(allowed))})"))
+    if (a.elem_type in allowed and b.elem_type in allowed and a.elem_type != b.elem_type):
+        found.append(Violation("MUL-R3", f"Mul inputs have different element types ({a.elem_type} and "
+                                         f"{b.elem_type}); the profile never casts implicitly: convert "
+                                         "one input explicitly (Cast node, or .astype) first"))
+
+    if broadcast not in (None, 0):
+        found.append(Violation("MUL-R4", f"Mul-{version} has broadcast={broadcast}; the profile forbids "
+                                         "broadcasting: remove the attribute and give B the shape of A"))
+
+    shape_problems = [v for what, t in (("A", a), ("B", b)) if not t.sparse
+                      for v in shape_violations(t.shape, f"Mul input {what}")]
+    found.extend(shape_problems)
+    if not shape_problems and not (a.sparse or b.sparse) and a.shape != b.shape:
+        if _broadcastable(a.shape, b.shape):
+            found.append(Violation("MUL-R4", f"Mul inputs have shapes {a.shape} and {b.shape}, which "
+                                             "would need broadcasting; the profile forbids it: expand the "
+                                             f"smaller input to {a.shape if size(a.shape) >= size(b.shape) else b.shape} "
+                                             "explicitly before Mul"))
+        else:
+            found.append(Violation("MUL-R1", f"Mul inputs have shapes {a.shape} and {b.shape}; they must "
+                                             "have the same shape"))
+    return found
+
+
+# ---------------------------------------------------------------- reference kernel
+def mul_element(dtype: str, x, y):
+    """One product in the profile's semantics: wrap-around for integers, one RNE rounding
+    for floats (the product of two values of T is exact in Python's double for T narrower
+    than double, so rounding it once to T is the IEEE product in T)."""
+    if dtypes.is_float(dtype):
+        return floats.round_to(dtype, x * y)
+    return intloops.wrap(x * y, dtypes.bits(dtype), dtypes.is_signed(dtype))
+
+
+def mul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
+    """The loop of the concrete level of proofs/mul.mlw: c[i] = a[i] * b[i] over flat data."""
+    raise_if_any(constraints(TensorSig(a.shape, a.dtype), TensorSig(b.shape, b.dtype)))
+    n = size(a.shape)
+    if not dtypes.is_float(a.dtype):
+        data = intloops.mul_wrap(a.data, b.data, dtypes.bits(a.dtype), dtypes.is_signed(a.dtype))
+        return TensorValue(a.dtype, a.shape, data)
+    c = [0.0] * n
+    for i in range(n):
+        c[i] = mul_element(a.dtype, a.data[i], b.data[i])
+    return TensorValue(a.dtype, a.shape, c)
+
+
+# ---------------------------------------------------------------- fast kernel
+def mul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
+    """Element-wise product of two arrays of the same shape and numeric element type.
+
+    Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
+    SONNX profile refuses: different shapes, broadcasting, mixed or non-numeric element types,
+    sparse inputs, empty or oversized tensors. Raises TypeError for non-array inputs.
+    """
+    raise_if_any(constraints(sig_of_array(a, "mul", "A"), sig_of_array(b, "mul", "B"), opset=opset))
+    out = np.empty(a.shape, dtype=dtypes.numpy_dtype(dtypes.name_of(a.dtype)))
+    # IEEE overflow/invalid results are the defined semantics here, not errors to warn about
+    with np.errstate(all="ignore"):
+        np.multiply(a, b, out=out)
+    return out
