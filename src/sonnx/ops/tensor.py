@@ -29,7 +29,9 @@ def from_numpy(x: np.ndarray) -> TensorValue:
     name = dtypes.name_of(x.dtype)
     flat = np.ascontiguousarray(x).reshape(-1)
     # float16/bfloat16/float32 values are exact in float64, so nothing is rounded here
-    data = flat.astype(np.float64).tolist() if dtypes.is_float(name) else flat.tolist()
+    # (ml_dtypes flags the conversion of a NaN as "invalid"; the NaN itself is kept)
+    with np.errstate(invalid="ignore"):
+        data = flat.astype(np.float64).tolist() if dtypes.is_float(name) else flat.tolist()
     return TensorValue(name, tuple(int(d) for d in x.shape), data)
 
 

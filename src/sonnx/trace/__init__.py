@@ -1,0 +1,1 @@
+"""Traceability: requirement links, their status, and reports."""

@@ -1,0 +1,37 @@
+"""The type sets we copied from the seeds agree with the schemas of the installed onnx."""
+import numpy as np
+import pytest
+from onnx import defs
+
+from sonnx import dtypes
+
+
+@pytest.mark.req("MUL-R3", "GEMM-R3")
+@pytest.mark.parametrize("op,version", sorted(dtypes.TYPE_SETS))
+def test_type_sets_match_onnx_schemas(op, version):
+    schema = defs.get_schema(op, version)
+    assert schema.since_version == version
+    allowed = {s[len("tensor("):-1] for s in schema.type_constraints[0].allowed_type_strs}
+    assert dtypes.type_set(op, version) == allowed
+
+
+@pytest.mark.parametrize("op", ["Mul", "Gemm"])
+def test_every_schema_version_is_known(op):
+    seen = {defs.get_schema(op, v).since_version for v in range(1, defs.onnx_opset_version() + 1)}
+    assert seen == set(dtypes.versions(op))
+
+
+def test_since_version():
+    assert dtypes.since_version("Mul", 12) == 7
+    assert dtypes.since_version("Mul", 28) == 14
+    assert dtypes.since_version("Gemm", 10) == 9
+    assert dtypes.since_version("Mul", 0) is None
+
+
+def test_numpy_names_round_trip():
+    for name in dtypes.NUMERIC_TYPES:
+        assert dtypes.name_of(dtypes.numpy_dtype(name)) == name
+    assert dtypes.name_of(np.dtype(">f8")) == "double"
+    assert dtypes.name_of(np.dtype(bool)) == "bool"
+    assert dtypes.name_of_tensor_proto(1) == "float"
+    assert dtypes.name_of_tensor_proto(16) == "bfloat16"
