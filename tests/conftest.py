@@ -2,8 +2,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
 from sonnx import requirements
+
+# Same inputs, same verdicts, every run: hypothesis draws its examples from a fixed seed.
+settings.register_profile("sonnx", derandomize=True, print_blob=True)
+settings.load_profile("sonnx")
 
 
 def pytest_collection_modifyitems(config, items):

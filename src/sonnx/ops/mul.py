@@ -108,8 +108,8 @@ def mul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     sparse inputs, empty or oversized tensors. Raises TypeError for non-array inputs.
     """
     raise_if_any(constraints(sig_of_array(a, "mul", "A"), sig_of_array(b, "mul", "B"), opset=opset))
-    out = np.empty(a.shape, dtype=dtypes.numpy_dtype(dtypes.name_of(a.dtype)))
     # IEEE overflow/invalid results are the defined semantics here, not errors to warn about
     with np.errstate(all="ignore"):
-        np.multiply(a, b, out=out)
-    return out
+        out = np.multiply(a, b)
+    # numpy returns a scalar for rank-0 operands; the API promises an array
+    return out if type(out) is np.ndarray else np.asarray(out)
