@@ -1,0 +1,150 @@
+"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/1) and CSV."""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+
+from .matrix import Matrix, Row
+
+_STATE_LABEL = {"ok": "covered", "suspect": "suspect", "defect": "defect"}
+
+
+def _proof_cell(r: Row) -> str:
+    if not r.proof:
+        return "-"
+    ok = sum(p["status"] == "proved" for p in r.proof)
+    return f"{ok}/{len(r.proof)} proved"
+
+
+def _test_cell(r: Row) -> str:
+    if not r.test:
+        return "-"
+    passed = sum(t["status"] == "passed" for t in r.test)
+    failed = sum(t["status"] == "failed" for t in r.test)
+    text = f"{passed}/{len(r.test)} passed"
+    return text + (f", {failed} failed" if failed else "")
+
+
+def _crosshair_cell(r: Row) -> str:
+    if not r.crosshair:
+        return "-"
+    good = sum(h.get("status") in ("confirmed", "no counterexample") for h in r.crosshair)
+    return f"{good}/{len(r.crosshair)} harnesses clean"
+
+
+def _cells(r: Row) -> list[str]:
+    return [r.id, r.title, _STATE_LABEL[r.state], f"{len(r.spec)} tag(s)" if r.spec else "-",
+            f"{len(r.code)} site(s)" if r.code else "-", _proof_cell(r), _test_cell(r),
+            _crosshair_cell(r)]
+
+
+HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair"]
+
+
+def to_json(m: Matrix) -> str:
+    return json.dumps(m.as_dict(), indent=2, sort_keys=False) + "\n"
+
+
+def to_csv(m: Matrix) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(HEADERS + ["Defects"])
+    for r in m.rows:
+        w.writerow(_cells(r) + ["; ".join(f"{d.kind}: {d.detail}" for d in r.defects)])
+    return buf.getvalue()
+
+
+def to_markdown(m: Matrix) -> str:
+    s = m.as_dict()["summary"]
+    out = ["# SONNX traceability matrix", "",
+           f"{s['requirements']} requirements: {s['ok']} covered, {s['suspect']} suspect, "
+           f"{s['defect']} with defects; {s['defects']} defect(s) in all.", "",
+           "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    for r in m.rows:
+        out.append("| " + " | ".join(_cells(r)) + " |")
+    defects = m.defects
+    if defects:
+        out += ["", "## Defects", ""] + [f"- **{d.kind}** {d.requirement}: {d.detail}" for d in defects]
+    justified = [(r.id, j) for r in m.rows for j in r.justified]
+    if justified:
+        out += ["", "## Justified gaps", ""] + [f"- {rid} has no {j['kind']} link: {j['justification']}"
+                                                 for rid, j in justified]
+    return "\n".join(out) + "\n"
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2rem;color:#1d2330;max-width:1300px}
+h1{font-size:1.5rem;margin-bottom:.2rem}.sub{color:#555;margin-top:0}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+th,td{border-bottom:1px solid #dde;padding:.45rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f4f8;position:sticky;top:0}
+.state{font-weight:600;border-radius:4px;padding:.1rem .45rem;white-space:nowrap}
+.ok{background:#dcf5e3;color:#0d6b2c}.suspect{background:#fff0cc;color:#8a5a00}
+.defect{background:#fde0e0;color:#9b1c1c}
+.bad{color:#9b1c1c;font-weight:600}.good{color:#0d6b2c}
+details summary{cursor:pointer;color:#2a4fb0}details p{margin:.3rem 0 .3rem 1rem;max-width:60rem}
+ul.links{margin:.2rem 0 .2rem 1rem;padding:0;font-family:ui-monospace,monospace;font-size:.8rem}
+.counts span{margin-right:1.2rem}
+"""
+
+
+def _status_class(status: str) -> str:
+    return "good" if status in ("proved", "passed", "confirmed", "no counterexample") else "bad"
+
+
+def _details(r: Row) -> str:
+    e = html.escape
+    parts = [f"<p>{e(r.statement)}</p>", f"<p>Needs: {e(', '.join(r.verification))}</p><ul class='links'>"]
+    for s in r.spec:
+        parts.append(f"<li>spec {e(s['path'])}:{s['line']}</li>")
+    for c in r.code:
+        parts.append(f"<li>code {e(c['path'])}:{c['line']} ({e(c['name'])})</li>")
+    for p in r.proof:
+        t = f", {p['time']} s" if p.get("time") is not None else ""
+        parts.append(f"<li>proof {e(p['path'])} {e(p['goal'])}: <span class='{_status_class(p['status'])}'>"
+                     f"{e(p['status'])}</span> {e(p.get('prover', ''))}{t}</li>")
+    for t in r.test:
+        parts.append(f"<li>test {e(t['test'])}: <span class='{_status_class(t['status'])}'>{e(t['status'])}</span>"
+                     f" ({t['passed']} passed, {t['failed']} failed, {t['skipped']} skipped)</li>")
+    for h in r.crosshair:
+        parts.append(f"<li>crosshair {e(str(h.get('harness')))}: <span class='{_status_class(str(h.get('status')))}'>"
+                     f"{e(str(h.get('status')))}</span></li>")
+    for j in r.justified:
+        parts.append(f"<li>justified gap ({e(j['kind'])}): {e(j['justification'])}</li>")
+    for d in r.defects:
+        parts.append(f"<li class='bad'>{e(d.kind)}: {e(d.detail)}</li>")
+    parts.append("</ul>")
+    return "".join(parts)
+
+
+def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = "") -> str:
+    e = html.escape
+    s = m.as_dict()["summary"]
+    rows = []
+    for r in m.rows:
+        cells = _cells(r)
+        rows.append(
+            "<tr>"
+            f"<td><b>{e(cells[0])}</b></td>"
+            f"<td><details><summary>{e(cells[1])}</summary>{_details(r)}</details></td>"
+            f"<td><span class='state {r.state}'>{e(cells[2])}</span></td>"
+            + "".join(f"<td>{e(c)}</td>" for c in cells[3:]) + "</tr>")
+    orphans = "".join(f"<li class='bad'>orphan {e(o.requirement)}: {e(o.detail)}</li>" for o in m.orphans)
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{e(title)}</title><style>{_CSS}</style></head><body>"
+        f"<h1>{e(title)}</h1><p class='sub'>{e(context)}</p>"
+        f"<p class='counts'><span>{s['requirements']} requirements</span>"
+        f"<span class='state ok'>{s['ok']} covered</span> <span class='state suspect'>{s['suspect']} suspect</span> "
+        f"<span class='state defect'>{s['defect']} with defects</span></p>"
+        f"<table><thead><tr>{''.join(f'<th>{h}</th>' for h in HEADERS)}</tr></thead><tbody>"
+        + "".join(rows) + "</tbody></table>"
+        + (f"<h2>Orphan IDs</h2><ul>{orphans}</ul>" if orphans else "")
+        + "<p class='sub'>Click a title for the requirement text, every link and its status.</p>"
+        "</body></html>\n")
+
+
+RENDERERS = {"html": (to_html, "trace.html"), "md": (to_markdown, "trace.md"),
+             "json": (to_json, "trace.json"), "csv": (to_csv, "trace.csv")}
