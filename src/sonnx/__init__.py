@@ -1,6 +1,7 @@
 """sonnx: verified kernels and a strict-profile validator for the SONNX profile."""
 from .errors import ProfileViolation, Violation
+from .ops.gemm import gemm
 from .ops.mul import mul
 
-__all__ = ["ProfileViolation", "Violation", "mul"]
+__all__ = ["ProfileViolation", "Violation", "gemm", "mul"]
 __version__ = "0.1.0"

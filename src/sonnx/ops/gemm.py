@@ -1,0 +1,344 @@
+"""ONNX Gemm under the SONNX profile: constraints, reference kernel, exact and fast kernels.
+
+``constraints`` is the only place where GEMM-R1..R6 are decided; the kernels and the model
+validator call it. GEMM-R7 (the result) is implemented by ``gemm_reference`` (plain Python
+loops, the concrete level of proofs/gemm.mlw), by the numpy exact kernel (bit-exact with the
+reference) and bounded for the fast kernel (BLAS).
+Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import Violation, raise_if_any
+from ..profile import shape_violations
+from . import floats, intloops
+from .signature import TensorSig, sig_of_array
+from .tensor import TensorValue
+
+OP = "Gemm"
+LATEST = 13
+
+
+def _is_float32_value(x: object) -> bool:
+    """True when ``x`` is a real number that a binary32 ONNX FLOAT attribute can hold exactly."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return False
+    v = float(x)
+    return v != v or float(np.float32(v)) == v
+
+
+def _bias_fix(c_shape: tuple, m: int, n: int) -> str:
+    if tuple(c_shape) in ((n,), (1, n)):
+        return (f"this is the usual nn.Linear bias; store it expanded to ({m}, {n}) as the "
+                f"initializer of C (numpy.tile(bias.reshape(1, {n}), ({m}, 1))), or export the model "
+                f"with a static batch size {m} and fold the expansion into the initializer")
+    return (f"expand C to ({m}, {n}) explicitly (numpy.broadcast_to(c, ({m}, {n})).copy()) and "
+            f"store that as C")
+
+
+def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int = LATEST,
+                alpha: float = 1.0, beta: float = 1.0, trans_a: int = 0, trans_b: int = 0,
+                broadcast: int | None = None) -> list[Violation]:
+    """Every profile violation of a Gemm node with inputs ``a``, ``b``, ``c`` under ``opset``.
+
+    ``c`` is None when the optional input C is absent; ``broadcast`` is the legacy attribute
+    of Gemm-1 and Gemm-6 (None when absent). Shapes are given as stored (before transA/transB).
+    """
+    found: list[Violation] = []
+    version = dtypes.since_version(OP, opset)
+    if version is None:
+        return [Violation("GEMM-R3", f"opset {opset} has no Gemm; import opset 1 or later")]
+    inputs = [("A", a), ("B", b)] + ([("C", c)] if c is not None else [])
+
+    # GEMM-R2: dense tensors only
+    for what, t in inputs:
+        if t.sparse:
+            found.append(Violation("GEMM-R2", f"Gemm input {what} is sparse; the profile accepts dense "
+                                              "tensors only: densify it before the model (e.g. x.toarray())"))
+
+    # GEMM-R3: one element type from the version's type set
+    allowed = dtypes.type_set(OP, version)
+    for what, t in inputs:
+        if t.sparse:
+            continue
+        if t.elem_type is None:
+            found.append(Violation("GEMM-R3", f"Gemm input {what} has an unknown element type; "
+                                              "declare one of: " + ", ".join(sorted(allowed))))
+        elif t.elem_type not in allowed:
+            hint = ""
+            if t.elem_type == "bfloat16":
+                hint = "; bfloat16 needs Gemm-13: import opset 13 or later"
+            elif t.elem_type in ("int32", "int64", "uint32", "uint64"):
+                hint = "; integer Gemm needs Gemm-9: import opset 9 or later"
+            found.append(Violation("GEMM-R3", f"Gemm-{version} input {what} has element type {t.elem_type}, "
+                                              f"not in the type set of Gemm-{version} "
+                                              f"({', '.join(sorted(allowed))}){hint}"))
+    kinds = {t.elem_type for _, t in inputs if t.elem_type in allowed}
+    if len(kinds) > 1:
+        listed = ", ".join(f"{what}: {t.elem_type}" for what, t in inputs if t.elem_type in allowed)
+        found.append(Violation("GEMM-R3", f"Gemm inputs have different element types ({listed}); the "
+                                          "profile never casts implicitly: convert the inputs explicitly "
+                                          "(Cast node, or .astype) to one type first"))
+
+    # GEMM-R5: attributes and required inputs per version
+    for name, value in (("transA", trans_a), ("transB", trans_b)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in (0, 1):
+            found.append(Violation("GEMM-R5", f"Gemm has {name}={value!r}; the profile accepts only 0 or 1 "
+                                              f"(write {name}=1 to transpose, 0 or nothing otherwise)"))
+    if broadcast is not None:
+        if version >= 7:
+            found.append(Violation("GEMM-R5", f"Gemm-{version} has no attribute 'broadcast' (it was removed "
+                                              "in Gemm-7); remove it"))
+        elif broadcast != 0:
+            found.append(Violation("GEMM-R5", f"Gemm-{version} has broadcast={broadcast}; the profile "
+                                              "forbids broadcasting: remove the attribute and give C the "
+                                              "shape (M, N)"))
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not _is_float32_value(value):
+            found.append(Violation("GEMM-R5", f"Gemm has {name}={value!r}, not a 32-bit float value (the ONNX "
+                                              f"attribute type FLOAT); pass numpy.float32({value!r}) "
+                                              "explicitly so that the rounding is visible"))
+    if c is None and version < 11:
+        found.append(Violation("GEMM-R5", f"Gemm-{version} requires the input C (it is optional only from "
+                                          "Gemm-11); give a zero C of shape (M, N), or import opset 11 "
+                                          "or later"))
+
+    # GEMM-R6: integer Gemm is alpha = beta = 1
+    elem = a.elem_type if a.elem_type in allowed else None
+    if elem is not None and not dtypes.is_float(elem):
+        for name, value in (("alpha", alpha), ("beta", beta)):
+            if _is_float32_value(value) and float(value) != 1.0:
+                found.append(Violation("GEMM-R6", f"Gemm with integer type {elem} has {name}={value!r}; ONNX "
+                                                  "leaves float-times-integer arithmetic undefined, so the "
+                                                  f"profile requires {name}=1.0: scale the integer inputs "
+                                                  "(or the result) explicitly instead"))
+
+    # GEMM-R1 and PROF-R2: rank 2, static positive dimensions, inner dimensions agree
+    ab_problems: list[Violation] = []
+    for what, t in (("A", a), ("B", b)):
+        if t.sparse:
+            continue
+        if t.shape is not None and len(t.shape) != 2:
+            ab_problems.append(Violation("GEMM-R1", f"Gemm input {what} has rank {len(t.shape)} (shape "
+                                                    f"{tuple(t.shape)}); it must be a matrix of rank 2: "
+                                                    "reshape it to 2-D (Flatten/Reshape) before Gemm"))
+        else:
+            ab_problems.extend(shape_violations(t.shape, f"Gemm input {what}"))
+    c_problems = shape_violations(c.shape, "Gemm input C") if c is not None and not c.sparse else []
+    found.extend(ab_problems)
+    found.extend(c_problems)
+    if ab_problems or a.sparse or b.sparse:
+        return found
+    ta = _transposes(trans_a)
+    tb = _transposes(trans_b)
+    m, ka = (a.shape[1], a.shape[0]) if ta else (a.shape[0], a.shape[1])
+    kb, n = (b.shape[1], b.shape[0]) if tb else (b.shape[0], b.shape[1])
+    if ka != kb:
+        found.append(Violation("GEMM-R1", f"Gemm inner dimensions disagree: A{'^T' if ta else ''} "
+                                          f"is {m} x {ka} and B{'^T' if tb else ''} is {kb} x {n} "
+                                          f"(A {tuple(a.shape)}, transA={trans_a}; B {tuple(b.shape)}, "
+                                          f"transB={trans_b}); fix transA/transB or the shapes"))
+        return found
+
+    # GEMM-R4: C absent or exactly (M, N)
+    if c is not None and not c.sparse and not c_problems and tuple(c.shape) != (m, n):
+        found.append(Violation("GEMM-R4", f"Gemm input C has shape {tuple(c.shape)}, not the result shape "
+                                          f"({m}, {n}); the profile forbids broadcasting C: "
+                                          + _bias_fix(tuple(c.shape), m, n)))
+    return found
+
+
+def _transposes(flag: object) -> bool:
+    """ONNX's reading of transA/transB (any non-zero integer transposes); used only to report
+    shape problems sensibly when GEMM-R5 has already refused a value other than 0 or 1."""
+    return isinstance(flag, numbers.Integral) and flag != 0
+
+
+# ---------------------------------------------------------------- reference kernel
+def accumulation_type(dtype: str) -> str:
+    """The type every product and sum is rounded in (GEMM-R7): float32 for float16, bfloat16 and
+    float, float64 for double, T itself for the integer types."""
+    if dtype in ("float16", "bfloat16", "float"):
+        return "float"
+    return dtype
+
+
+def a_index(ta: bool, m: int, k: int, i: int, l: int) -> int:
+    """Flat index of A'[i, l]: A is (M, K) row-major, or (K, M) when transA."""
+    return l * m + i if ta else i * k + l
+
+
+def b_index(tb: bool, k: int, n: int, l: int, j: int) -> int:
+    """Flat index of B'[l, j]: B is (K, N) row-major, or (N, K) when transB."""
+    return j * k + l if tb else l * n + j
+
+
+def _add(acc: str, x, y):
+    if dtypes.is_float(acc):
+        # x + y is computed in double and rounded once more to float32; for binary32 operands
+        # this double rounding is innocuous (53 >= 2 * 24 + 2), so it is the IEEE float32 sum
+        return floats.round_to(acc, x + y)
+    return intloops.wrap(x + y, dtypes.bits(acc), dtypes.is_signed(acc))
+
+
+def _mul(acc: str, x, y):
+    if dtypes.is_float(acc):
+        return floats.round_to(acc, x * y)      # exact in double for binary32 operands
+    return intloops.wrap(x * y, dtypes.bits(acc), dtypes.is_signed(acc))
+
+
+def _narrow(dtype: str, x):
+    """The single final rounding from the accumulation type to T (identity when they agree)."""
+    return floats.round_to(dtype, x) if dtypes.is_float(dtype) else x
+
+
+def gemm_reference(a: TensorValue, b: TensorValue, c: TensorValue | None = None, *,
+                   alpha: float = 1.0, beta: float = 1.0, trans_a: bool = False,
+                   trans_b: bool = False) -> TensorValue:
+    """The triple loop of the concrete level of proofs/gemm.mlw, over flat row-major data:
+    s = 0; s = s + A'[i, l] * B'[l, j] for l ascending; y = alpha * s (+ beta * C[i, j]);
+    Y[i, j] = round_T(y); every operation rounded in the accumulation type."""
+    raise_if_any(constraints(TensorSig(a.shape, a.dtype), TensorSig(b.shape, b.dtype),
+                             None if c is None else TensorSig(c.shape, c.dtype),
+                             alpha=alpha, beta=beta, trans_a=int(trans_a), trans_b=int(trans_b)))
+    ta, tb = bool(trans_a), bool(trans_b)
+    m, k = (a.shape[1], a.shape[0]) if ta else a.shape
+    n = b.shape[0] if tb else b.shape[1]
+    acc = accumulation_type(a.dtype)
+    zero = 0.0 if dtypes.is_float(acc) else 0
+    # integer Gemm has alpha = beta = 1 (GEMM-R6): the integer 1 of T, as in the proofs
+    al = float(alpha) if dtypes.is_float(acc) else 1
+    be = float(beta) if dtypes.is_float(acc) else 1
+    y = [zero] * (m * n)
+    for i in range(m):
+        for j in range(n):
+            s = zero
+            for l in range(k):
+                s = _add(acc, s, _mul(acc, a.data[a_index(ta, m, k, i, l)],
+                                      b.data[b_index(tb, k, n, l, j)]))
+            r = _mul(acc, al, s)
+            if c is not None:
+                r = _add(acc, r, _mul(acc, be, c.data[i * n + j]))
+            y[i * n + j] = _narrow(a.dtype, r)
+    return TensorValue(a.dtype, (m, n), y)
+
+
+# ---------------------------------------------------------------- numpy kernels
+MODES = ("exact", "fast")
+# accumulator tile of the exact kernel: about this many elements (acc + products stay in L2)
+_TILE_ELEMENTS = 1 << 16
+
+
+def _is_real_scalar(x: object) -> bool:
+    return not isinstance(x, bool) and isinstance(x, numbers.Real)
+
+
+def _unsigned(x: np.ndarray) -> np.ndarray:
+    """Same bits as an unsigned array: numpy's (and C's) unsigned arithmetic wraps by definition."""
+    return x.view(np.dtype(f"uint{x.dtype.itemsize * 8}"))
+
+
+def _exact_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: float, beta: float,
+                 acc: np.dtype) -> np.ndarray:
+    """GEMM-R7 exact mode for float T, vectorised over (i, j) with l sequential.
+
+    ``ap`` is A' (M, K), ``bp`` is B' (K, N), both already in the accumulation type ``acc``.
+    Each step is one numpy multiply (rounded in acc) and one numpy add (rounded in acc);
+    numpy ufuncs never fuse them. Rows are processed in blocks so that the accumulator tile
+    and the product tile stay in cache.
+    """
+    m, k = ap.shape
+    n = bp.shape[1]
+    at = np.ascontiguousarray(ap.T)            # column l of A' is the contiguous row at[l]
+    bp = np.ascontiguousarray(bp)
+    y = np.empty((m, n), dtype=acc)
+    bm = max(1, min(m, _TILE_ELEMENTS // n))
+    prod = np.empty((bm, n), dtype=acc)
+    al = acc.type(alpha)
+    be = acc.type(beta)
+    for i0 in range(0, m, bm):
+        i1 = min(m, i0 + bm)
+        s = y[i0:i1]
+        p = prod[: i1 - i0]
+        s[...] = 0                              # s = 0 (positive zero, as in the reference)
+        for l in range(k):
+            np.multiply(at[l, i0:i1, None], bp[l], out=p)    # A'[i, l] * B'[l, j]
+            np.add(s, p, out=s)                               # s = s + product
+        if alpha != 1.0:                        # 1 * s == s exactly: the multiply is skipped
+            np.multiply(al, s, out=s)
+        if c is not None:
+            cb = c[i0:i1].astype(acc)          # exact widening (float16/bfloat16 -> float32)
+            if beta != 1.0:
+                np.multiply(be, cb, out=cb)
+            np.add(s, cb, out=s)
+    return y
+
+
+def _fast_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: float, beta: float,
+                acc: np.dtype) -> np.ndarray:
+    """GEMM-R7 fast mode for float T: BLAS through numpy.matmul in the accumulation type."""
+    y = np.matmul(ap, bp)
+    if alpha != 1.0:
+        np.multiply(acc.type(alpha), y, out=y)
+    if c is not None:
+        cb = c.astype(acc, copy=False)
+        if beta != 1.0:
+            cb = np.multiply(acc.type(beta), cb)
+        np.add(y, cb, out=y)
+    return y
+
+
+def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
+         beta: float = 1.0, trans_a: bool = False, trans_b: bool = False, mode: str = "exact",
+         opset: int = LATEST) -> np.ndarray:
+    """Y = alpha * A' * B' + beta * C (ONNX Gemm) under the SONNX profile.
+
+    ``mode="exact"`` (default) gives the profile's reference result bit for bit (GEMM-R7):
+    ascending accumulation, every operation rounded in the accumulation type, no FMA, one
+    final rounding to T. ``mode="fast"`` uses BLAS (numpy.matmul) and is within the error
+    bound of spec/gemm.md, not bit-exact (for integer T it equals the exact result).
+
+    Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
+    profile refuses: C not of shape (M, N), mismatched or non-numeric element types, integer
+    T with alpha or beta other than 1, trans flags other than 0/1, sparse inputs, empty or
+    oversized tensors. Raises TypeError for non-array inputs and ValueError for an unknown
+    mode.
+    """
+    if mode not in MODES:
+        raise ValueError(f"sonnx.gemm: unknown mode {mode!r}; use 'exact' (bit-exact reference "
+                         "semantics) or 'fast' (BLAS, within the spec's error bound)")
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not _is_real_scalar(value):
+            raise TypeError(f"sonnx.gemm: {name} must be a real number (a float32 value), got "
+                            f"{type(value).__name__}")
+    sigs = [sig_of_array(a, "gemm", "A"), sig_of_array(b, "gemm", "B")]
+    sig_c = None if c is None else sig_of_array(c, "gemm", "C")
+    flags = [int(f) if isinstance(f, (bool, np.bool_)) else f for f in (trans_a, trans_b)]
+    raise_if_any(constraints(sigs[0], sigs[1], sig_c, opset=opset, alpha=alpha, beta=beta,
+                             trans_a=flags[0], trans_b=flags[1]))
+    name = dtypes.name_of(a.dtype)
+    out_dtype = dtypes.numpy_dtype(name)
+    ap = a.T if flags[0] else a
+    bp = b.T if flags[1] else b
+    if not dtypes.is_float(name):
+        # Integers wrap modulo 2^bits (GEMM-R6 makes alpha = beta = 1). Arithmetic modulo 2^bits
+        # is a commutative ring, so every summation order gives the same bits: numpy's integer
+        # matmul (no BLAS, no rounding) on unsigned views, whose wrap-around is defined in C,
+        # is the exact-mode result in both modes.
+        y = np.matmul(_unsigned(ap), _unsigned(bp))
+        if c is not None:
+            np.add(y, _unsigned(c), out=y)
+        return y.view(out_dtype)
+    acc = dtypes.numpy_dtype(accumulation_type(name))
+    # widening float16/bfloat16 -> float32 is exact; float and double are used as they are
+    ap = ap.astype(acc, copy=False)
+    bp = bp.astype(acc, copy=False)
+    # IEEE overflow/invalid results are the defined semantics here, not errors to warn about
+    with np.errstate(all="ignore"):
+        kernel = _exact_float if mode == "exact" else _fast_float
+        y = kernel(ap, bp, c, float(alpha), float(beta), acc)
+        return y.astype(out_dtype, copy=False)     # the single final RNE rounding to T
