@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -37,8 +38,9 @@ def _steps(py: str) -> list[tuple[str, list[str], tuple[int, ...]]]:
 def _run(name: str, cmd: list[str], log: Path) -> tuple[int, float]:
     t0 = time.monotonic()
     with log.open("w", encoding="utf-8") as fh:
+        env = {**os.environ, "SONNX_EVIDENCE_STEPS": "1"}  # tests: prove/crosshair are steps here
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, bufsize=1)
+                                text=True, bufsize=1, env=env)
         assert proc.stdout is not None
         for line in proc.stdout:
             fh.write(line)
