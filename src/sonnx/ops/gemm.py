@@ -329,9 +329,11 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
         # is a commutative ring, so every summation order gives the same bits: numpy's integer
         # matmul (no BLAS, no rounding) on unsigned views, whose wrap-around is defined in C,
         # is the exact-mode result in both modes.
-        y = np.matmul(_unsigned(ap), _unsigned(bp))
+        # (astype to the native dtype first: a byte-swapped array must not be reinterpreted)
+        y = np.matmul(_unsigned(ap.astype(out_dtype, copy=False)),
+                      _unsigned(bp.astype(out_dtype, copy=False)))
         if c is not None:
-            np.add(y, _unsigned(c), out=y)
+            np.add(y, _unsigned(c.astype(out_dtype, copy=False)), out=y)
         return y.view(out_dtype)
     acc = dtypes.numpy_dtype(accumulation_type(name))
     # widening float16/bfloat16 -> float32 is exact; float and double are used as they are
