@@ -2,6 +2,7 @@
 from .errors import ProfileViolation, Violation
 from .ops.gemm import gemm
 from .ops.mul import mul
+from .validate import validate
 
-__all__ = ["ProfileViolation", "Violation", "gemm", "mul"]
+__all__ = ["ProfileViolation", "Violation", "gemm", "mul", "validate"]
 __version__ = "0.1.0"

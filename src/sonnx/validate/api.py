@@ -1,0 +1,41 @@
+"""``sonnx.validate(model_or_path) -> Report``: the whole pipeline for one model."""
+from __future__ import annotations
+
+import os
+import time
+
+import onnx
+
+from . import reader
+from .report import Report
+from .walker import Walker
+
+
+def validate(model_or_path: str | os.PathLike | onnx.ModelProto) -> Report:
+    """Judge one ONNX model against the SONNX profile.
+
+    Accepts a path or an ``onnx.ModelProto``. Never reads external weights. Returns a Report
+    whose ``findings`` hold every violation (``report.conforms`` is True when there is none);
+    when the model cannot be read, ``report.error`` says why and there is no verdict.
+    Raises TypeError only for an argument that is neither a path nor a ModelProto.
+    """
+    shown = "<ModelProto>" if isinstance(model_or_path, onnx.ModelProto) else None
+    try:
+        shown, loaded = reader.load(model_or_path)
+    except reader.Unreadable as exc:
+        if shown is None:
+            shown = os.fspath(model_or_path)
+        return Report(source=shown, error=str(exc))
+    report = Report(source=shown, timings=dict(loaded.timings))
+    report.opset_imports = {o.domain: o.version for o in loaded.model.opset_import}
+    t = time.perf_counter()
+    walker = Walker(loaded.model, types_known=True)
+    try:
+        report.findings = loaded.findings + walker.run()
+    except RecursionError:
+        report.error = f"{shown}: graphs nested too deeply to validate"
+    except Exception as exc:  # a defect of ours must not hide behind a traceback or a verdict
+        report.error = f"{shown}: could not validate ({type(exc).__name__}: {exc})"
+    report.nodes = walker.nodes
+    report.timings["rules"] = time.perf_counter() - t
+    return report

@@ -1,0 +1,139 @@
+"""From a path or a ModelProto to an inferred model: size checks, parse, ONNX checker, one strict
+shape inference. Nothing here applies a profile rule; failures of onnx's own checks become
+findings (ONNX-CHECKER, ONNX-INFERENCE), failures to read become ``Unreadable``."""
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+
+import onnx
+from google.protobuf.message import DecodeError
+
+from .report import ONNX_CHECKER, ONNX_INFERENCE, Finding
+
+MAX_BYTES = 2**31 - 1  # protobuf cannot hold a message of 2 GiB or more
+
+
+class Unreadable(Exception):
+    """The input is not something the validator can judge (missing, empty, too big, not ONNX)."""
+
+
+@dataclass
+class Loaded:
+    model: onnx.ModelProto          # inferred when inference ran, else as parsed
+    inferred: bool                  # True when value_info holds onnx's inferred types
+    findings: list[Finding] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The file's bytes, refusing a missing, empty or oversized file before parsing it."""
+    shown = os.fspath(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise Unreadable(f"{shown}: no such file") from None
+    except OSError as exc:
+        raise Unreadable(f"{shown}: cannot access: {exc.strerror or exc}") from None
+    if not os.path.isfile(path):
+        raise Unreadable(f"{shown}: not a regular file")
+    if st.st_size == 0:
+        raise Unreadable(f"{shown}: empty file, not an ONNX model")
+    if st.st_size > MAX_BYTES:
+        raise Unreadable(f"{shown}: {st.st_size} bytes, over the 2 GiB limit of a protobuf ONNX "
+                         "model; store the weights as external data (onnx.save(..., "
+                         "save_as_external_data=True))")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise Unreadable(f"{shown}: cannot read: {exc.strerror or exc}") from None
+
+
+def parse(data: bytes, shown: str) -> onnx.ModelProto:
+    """Parse serialized bytes; weights stored as external data are never read."""
+    try:
+        model = onnx.load_model_from_string(data)
+    except (DecodeError, RuntimeError, ValueError) as exc:
+        raise Unreadable(f"{shown}: not an ONNX model (protobuf parse failed: {exc})") from None
+    if not model.HasField("graph"):
+        raise Unreadable(f"{shown}: not an ONNX model (parsed as protobuf, but holds no graph)")
+    return model
+
+
+_NODE_IN_MESSAGE = re.compile(r"\(op_type:([\w.]+), node name: ([^)]*)\)")
+_CHECKER_NODE = re.compile(r"(?i)name:\s*(\S*)\s+OpType:\s*([\w.]+)")
+
+
+def _onnx_finding(rule: str, exc: BaseException, what: str) -> Finding:
+    text = " ".join(str(exc).split())
+    node_name = op_type = None
+    m = _NODE_IN_MESSAGE.search(text) or _CHECKER_NODE.search(text)
+    if m:
+        op_type, node_name = m.group(1), m.group(2) or None
+        if m.re is _CHECKER_NODE:
+            node_name, op_type = m.group(1) or None, m.group(2)
+    return Finding(rule, f"{what}: {text}; fix the model so that onnx accepts it",
+                   graph="main", node_name=node_name, op_type=op_type)
+
+
+def check_and_infer(data: bytes, model: onnx.ModelProto, path: str | None = None) -> Loaded:
+    """Run the ONNX checker and one strict shape inference on serialized ``data``.
+
+    With ``path`` the checker reads the file itself, so that it resolves external-data
+    locations next to the model (it checks that they exist; the weights are not loaded)."""
+    timings: dict[str, float] = {}
+    findings: list[Finding] = []
+    t = time.perf_counter()
+    try:
+        onnx.checker.check_model(path if path is not None else data)
+    except Exception as exc:  # ValidationError, or a C++ error surfaced as another type
+        findings.append(_onnx_finding(ONNX_CHECKER, exc, "the ONNX checker rejects the model"))
+    timings["check"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    inferred: onnx.ModelProto | None = None
+    try:
+        inferred = onnx.shape_inference.infer_shapes(data, check_type=True, strict_mode=True,
+                                                     data_prop=True)
+    except Exception as exc:
+        findings.append(_onnx_finding(ONNX_INFERENCE, exc,
+                                      "ONNX shape and type inference fails"))
+        try:  # keep whatever types onnx can still infer, so every other rule can be checked
+            inferred = onnx.shape_inference.infer_shapes(data, check_type=False,
+                                                         strict_mode=False, data_prop=True)
+        except Exception:
+            inferred = None
+    timings["infer"] = time.perf_counter() - t
+    if inferred is None:
+        return Loaded(model, False, findings, timings)
+    return Loaded(inferred, True, findings, timings)
+
+
+def load(model_or_path) -> tuple[str, Loaded]:
+    """(display name, loaded model) for a path or an onnx.ModelProto."""
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    if isinstance(model_or_path, onnx.ModelProto):
+        shown = "<ModelProto>"
+        model = model_or_path
+        if not model.HasField("graph"):
+            raise Unreadable("the ModelProto holds no graph")
+        size = model.ByteSize()
+        if size > MAX_BYTES:
+            raise Unreadable(f"the ModelProto serializes to {size} bytes, over the 2 GiB limit; "
+                             "keep the weights as external data")
+        data = model.SerializeToString()
+    elif isinstance(model_or_path, (str, os.PathLike)):
+        shown = os.fspath(model_or_path)
+        data = read_bytes(model_or_path)
+        model = parse(data, shown)
+    else:
+        raise TypeError("sonnx.validate: expected a path (str or os.PathLike) or an "
+                        f"onnx.ModelProto, got {type(model_or_path).__name__}")
+    timings["load"] = time.perf_counter() - t
+    loaded = check_and_infer(data, model, None if shown == "<ModelProto>" else shown)
+    loaded.timings = {**timings, **loaded.timings}
+    return shown, loaded

@@ -1,0 +1,337 @@
+"""Walk a model graph by graph (main graph, If/Loop/Scan subgraphs, model-local function bodies)
+and apply the profile's rules node by node. Every violation is kept, with its location."""
+from __future__ import annotations
+
+from typing import Iterator
+
+import onnx
+
+from ..errors import Violation
+from ..profile import DEFAULT_DOMAINS, operator_violations, opset_import_violations, shape_violations
+from ..ops.signature import TensorSig
+from . import rules, subinfer
+from .report import Finding, node_label
+from .types import UNKNOWN, TypeCache, initializer_sig, sparse_initializer_sig
+
+_GRAPH, _GRAPHS = onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS
+Entry = tuple[TensorSig, "str | None"]  # (signature, non-tensor kind)
+_UNKNOWN_ENTRY: Entry = (UNKNOWN, None)
+
+
+class Scope:
+    """Names visible in a graph: its own values, then the enclosing graphs' values."""
+
+    __slots__ = ("values", "parent")
+
+    def __init__(self, values: dict[str, Entry], parent: "Scope | None" = None):
+        self.values = values
+        self.parent = parent
+
+    def lookup(self, name: str) -> Entry | None:
+        s: Scope | None = self
+        while s is not None:
+            got = s.values.get(name)
+            if got is not None:
+                return got
+            s = s.parent
+        return None
+
+
+def _default_version(imports) -> int | None:
+    for o in imports:
+        if o.domain in DEFAULT_DOMAINS:
+            return o.version
+    return None
+
+
+class Walker:
+    def __init__(self, model: onnx.ModelProto, types_known: bool = True):
+        self.model = model
+        self.types_known = types_known
+        self.findings: list[Finding] = []
+        self.functions = {(f.domain, f.name): f for f in model.functions}
+        self.rules = rules.OperatorRules()
+        self.types = TypeCache()
+        self._prof_r1: dict[tuple[str, str], list[Violation]] = {}
+        self._versions: dict[tuple[str, str, int | None], int | None] = {}
+        self._ok_ids: set[int] = set()
+        self._memo: dict[tuple, list[Violation]] = {}
+        self._keep: list = []
+        self._sparse_used: set[str] = set()
+        self._called: set[tuple[str, str]] = set()
+        self._stack: list[tuple[str, str]] = []
+        self._gemm_ok = rules.gemm_available()
+        self.nodes = 0
+
+    # ------------------------------------------------------------ entry point
+    def run(self) -> list[Finding]:
+        m = self.model
+        for v in opset_import_violations([(o.domain, o.version) for o in m.opset_import]):
+            self.findings.append(Finding(v.requirement, v.message, graph="model"))
+        for f in m.functions:
+            where = f"model-local function {f.domain}::{f.name}"
+            for v in opset_import_violations([(o.domain, o.version) for o in f.opset_import], where,
+                                             require_default=False):
+                self.findings.append(Finding(v.requirement, v.message, graph=f"function:{f.domain}::{f.name}"))
+        opset = _default_version(m.opset_import)
+        types = self._types_of(m.graph) if self.types_known else {}
+        self._walk_graph(m.graph, "main", None, types, opset, check_inputs=True)
+        for key, f in self.functions.items():
+            if key not in self._called:  # never called: operators only, types are unknown
+                g = onnx.GraphProto(node=f.node)
+                self._walk_graph(g, f"function:{f.domain}::{f.name}", None, {},
+                                 _default_version(f.opset_import) or opset,
+                                 check_inputs=False, types_known=False)
+        return self.findings
+
+    # ------------------------------------------------------------ types
+    def _types_of(self, g: onnx.GraphProto) -> dict[str, Entry]:
+        conv = self.types
+        out: dict[str, Entry] = {}
+        for coll in (g.input, g.value_info, g.output):
+            for vi in coll:
+                out[vi.name] = conv(vi.type)
+        return out
+
+    def _convert_map(self, tps: dict[str, onnx.TypeProto]) -> dict[str, Entry]:
+        conv = self.types
+        return {name: conv(tp) for name, tp in tps.items()}
+
+    # ------------------------------------------------------------ findings
+    def _node_finding(self, v: Violation, ctx: tuple, tensor: str | None = None) -> None:
+        path, index, node, version = ctx
+        self.findings.append(Finding(v.requirement, v.message, graph=path, node_index=index,
+                                     node_name=node.name or None, op_type=node.op_type,
+                                     domain=node.domain, op_version=version, tensor=tensor))
+
+    def _ctx(self, path: str, index: int, node: onnx.NodeProto, opset: int | None) -> tuple:
+        return (path, index, node, self._version(node.op_type, node.domain, opset))
+
+    def _tensor(self, name: str, entry: Entry, what: str, path: str, ctx: tuple | None,
+                sparse_defs: list) -> None:
+        """PROF-R2 for one tensor, at its definition (graph input, initializer, node output)."""
+        sig, kind = entry
+        if kind is not None:
+            vs = [Violation("PROF-R2", f"{what} is a {kind}, not a tensor; the profile has dense "
+                                       "tensors of static shape only")]
+        elif sig.sparse:
+            sparse_defs.append((name, what, ctx))  # judged once its consumers are known
+            return
+        elif id(entry) in self._ok_ids:
+            return
+        else:
+            vs = shape_violations(sig.shape, what)
+            if not vs:
+                self._ok_ids.add(id(self.types.intern(entry)))
+                return
+        for v in vs:
+            if ctx is None:
+                self.findings.append(Finding(v.requirement, v.message, graph=path, tensor=name))
+            else:
+                self._node_finding(v, ctx, tensor=name)
+
+    def _op_violations(self, op: str, entries: list, attrs: dict, opset: int | None) -> list[Violation]:
+        """The operator's own constraints, minus PROF-R2 (reported where each tensor is defined)."""
+        if op == "Gemm" and not self._gemm_ok:
+            raise RuntimeError("cannot judge Gemm nodes: the Gemm rules (sonnx.ops.gemm) are "
+                               "not installed")
+        if any(e is None for e in entries[:2]):
+            return []  # a required input is missing: the ONNX checker reports it
+        sigs = tuple(None if e is None else e[0] for e in entries)
+        return [v for v in self.rules.check(op, sigs, attrs, opset or 0) if v.requirement != "PROF-R2"]
+
+    # ------------------------------------------------------------ graphs
+    def _walk_graph(self, g: onnx.GraphProto, path: str, parent: Scope | None,
+                    types: dict[str, Entry], opset: int | None, *, check_inputs: bool,
+                    types_known: bool | None = None) -> None:
+        known = self.types_known if types_known is None else types_known
+        values = types  # owned by this graph from here on
+        intern = self.types.intern
+        sparse_defs: list = []
+        for t in g.initializer:
+            values[t.name] = intern((initializer_sig(t), None))
+        for s in g.sparse_initializer:
+            values[s.values.name] = intern((sparse_initializer_sig(s), None))
+        scope = Scope(values, parent)
+        if known:
+            inits = set()
+            for t in g.initializer:
+                inits.add(t.name)
+                self._tensor(t.name, values[t.name], f"initializer '{t.name}'", path, None, sparse_defs)
+            for s in g.sparse_initializer:
+                inits.add(s.values.name)
+                self._tensor(s.values.name, values[s.values.name], f"sparse initializer "
+                             f"'{s.values.name}'", path, None, sparse_defs)
+            if check_inputs:
+                for vi in g.input:
+                    if vi.name not in inits:
+                        self._tensor(vi.name, values.get(vi.name, _UNKNOWN_ENTRY),
+                                     f"graph input '{vi.name}'", path, None, sparse_defs)
+        self.nodes += len(g.node)
+        # The loop below is the hot path of a large model: profile operators whose inputs have
+        # known entries go through a memo keyed by the interned entries' identities.
+        vget = values.get
+        memo = self._memo
+        ok_ids = self._ok_ids
+        lookup = scope.lookup
+        for index, node in enumerate(g.node):
+            op = node.op_type
+            if not (known and opset is not None and op in rules.OPERATORS
+                    and node.domain in DEFAULT_DOMAINS):
+                self._visit(node, index, path, scope, opset, known, sparse_defs)
+                continue
+            entries = []
+            for name in node.input:
+                if name:
+                    e = vget(name)
+                    entries.append(e if e is not None else (lookup(name) or _UNKNOWN_ENTRY))
+                else:
+                    entries.append(None)
+            while entries and entries[-1] is None:
+                entries.pop()
+            if node.attribute:
+                attrs = rules.attributes(node)
+                akey = tuple(sorted(attrs.items()))
+            else:
+                attrs, akey = {}, ()
+            key = (op, opset, tuple(map(id, entries)), akey)
+            vs = memo.get(key)
+            if vs is None:
+                vs = memo[key] = self._op_violations(op, entries, attrs, opset)
+                self._keep.append(entries)  # keeps the ids in the key valid
+            ctx = None
+            if vs:
+                ctx = self._ctx(path, index, node, opset)
+                for v in vs:
+                    self._node_finding(v, ctx)
+                for name, e in zip(node.input, entries):
+                    if e is not None and e[0].sparse:
+                        self._sparse_used.add(name)
+            for name in node.output:
+                if name:
+                    e = vget(name)
+                    if e is not None and id(e) in ok_ids:
+                        continue
+                    self._tensor(name, e or _UNKNOWN_ENTRY, f"output '{name}' of {op} node "
+                                 f"'{node_label(node.name, op, index)}'", path,
+                                 ctx or self._ctx(path, index, node, opset), sparse_defs)
+        for name, what, ctx in sparse_defs:
+            if name not in self._sparse_used:
+                v = Violation("PROF-R2", f"{what} is sparse; the profile's tensors are dense with a "
+                                         "static shape: store it densified (e.g. x.toarray())")
+                if ctx is None:
+                    self.findings.append(Finding(v.requirement, v.message, graph=path, tensor=name))
+                else:
+                    self._node_finding(v, ctx, tensor=name)
+
+    def _version(self, op: str, domain: str, opset: int | None) -> int | None:
+        key = (op, domain, opset)
+        if key not in self._versions:
+            self._versions[key] = rules.op_version(op, domain, opset)
+        return self._versions[key]
+
+    def _visit(self, node: onnx.NodeProto, index: int, path: str, scope: Scope,
+               opset: int | None, known: bool, sparse_defs: list) -> None:
+        """Any node other than a profile operator with known types (the slow, general path)."""
+        op, domain = node.op_type, node.domain
+        key = (domain, op)
+        r1 = self._prof_r1.get(key)
+        if r1 is None:
+            r1 = self._prof_r1[key] = operator_violations(domain, op)
+        ctx = self._ctx(path, index, node, opset)
+        fn = self.functions.get(key)
+        for v in r1:
+            if fn is not None:
+                v = Violation(v.requirement, f"{v.message} (it calls the model-local function "
+                              f"{domain}::{op}: inline it with onnx.inliner.inline_local_functions "
+                              "so that only profile operators remain)")
+            self._node_finding(v, ctx)
+        for a in node.attribute:
+            if a.type == _GRAPH:
+                self._walk_subgraph(a.g, f"{path}/{node_label(node.name, op, index)}:{a.name}",
+                                    scope, opset, node, known)
+            elif a.type == _GRAPHS:
+                for k, sub in enumerate(a.graphs):
+                    self._walk_subgraph(sub, f"{path}/{node_label(node.name, op, index)}:{a.name}[{k}]",
+                                        scope, opset, node, known)
+        if fn is not None:
+            self._walk_call(node, index, fn, path, scope, known)
+        if op == "Constant" and domain in DEFAULT_DOMAINS and node.output:
+            # onnx infers a sparse Constant's output as a dense tensor: restore its sparseness
+            for a in node.attribute:
+                if a.name == "sparse_value" and a.type == onnx.AttributeProto.SPARSE_TENSOR:
+                    scope.values[node.output[0]] = self.types.intern(
+                        (sparse_initializer_sig(a.sparse_tensor), None))
+        if known:
+            for name in node.output:
+                if name:
+                    self._tensor(name, scope.values.get(name, _UNKNOWN_ENTRY),
+                                 f"output '{name}' of {op} node '{node_label(node.name, op, index)}'",
+                                 path, ctx, sparse_defs)
+
+    # ------------------------------------------------------------ subgraphs and functions
+    def _walk_subgraph(self, g: onnx.GraphProto, path: str, scope: Scope, opset: int | None,
+                       owner: onnx.NodeProto, known: bool) -> None:
+        types: dict[str, Entry] = {}
+        if known:
+            formal = onnx.GraphProto()
+            formal.CopyFrom(g)
+            if owner.op_type == "Loop" and owner.domain in DEFAULT_DOMAINS:
+                # loop-carried inputs without a declared type take the Loop input's type
+                for i, vi in enumerate(formal.input):
+                    if i >= 2 and not vi.type.WhichOneof("value") and i < len(owner.input):
+                        e = scope.lookup(owner.input[i])
+                        tp = e and subinfer.type_proto_of(*e)
+                        if tp is not None:
+                            vi.type.CopyFrom(tp)
+            outer = subinfer.outer_types(subinfer.free_names(g), scope.lookup)
+            imports = list(self.model.opset_import)
+            tps = subinfer.infer_body(formal, outer, ir_version=self.model.ir_version,
+                                      opset_import=imports, functions=self.model.functions)
+            types = self._convert_map({k: v for k, v in tps.items() if k not in outer})
+        self._walk_graph(g, path, scope, types, opset, check_inputs=True, types_known=known)
+
+    def _walk_call(self, node: onnx.NodeProto, index: int, fn: onnx.FunctionProto, path: str,
+                   scope: Scope, known: bool) -> None:
+        key = (fn.domain, fn.name)
+        self._called.add(key)
+        if key in self._stack or len(self._stack) > 32:
+            return  # recursive functions are refused by the ONNX checker
+        self._stack.append(key)
+        try:
+            body = onnx.GraphProto(name=fn.name)
+            body.node.extend(subinfer.substitute_attributes(fn.node, node, fn))
+            for formal, actual in zip(fn.input, node.input):
+                vi = body.input.add()
+                vi.name = formal
+                e = scope.lookup(actual) if actual else None
+                tp = e and subinfer.type_proto_of(*e)
+                if tp is not None:
+                    vi.type.CopyFrom(tp)
+            for o in fn.output:
+                body.output.add().name = o
+            opset = _default_version(fn.opset_import) or _default_version(self.model.opset_import)
+            types: dict[str, Entry] = {}
+            if known:
+                tps = subinfer.infer_body(body, {}, ir_version=self.model.ir_version,
+                                          opset_import=fn.opset_import, functions=self.model.functions)
+                types = self._convert_map(tps)
+            sub = f"{path}/{node_label(node.name, node.op_type, index)}:{fn.domain}::{fn.name}"
+            # the formal inputs are the caller's tensors, already checked where they are defined
+            self._walk_graph(body, sub, None, types, opset, check_inputs=False, types_known=known)
+        finally:
+            self._stack.pop()
+
+
+def iter_graphs(model: onnx.ModelProto) -> Iterator[onnx.GraphProto]:
+    """Every graph of a model (main and nested), for tools and tests."""
+    stack = [model.graph]
+    while stack:
+        g = stack.pop()
+        yield g
+        for n in g.node:
+            for a in n.attribute:
+                if a.type == _GRAPH:
+                    stack.append(a.g)
+                elif a.type == _GRAPHS:
+                    stack.extend(a.graphs)

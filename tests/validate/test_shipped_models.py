@@ -1,0 +1,65 @@
+"""Every model shipped in the onnx wheel's backend test data (light, pytorch-converted) is
+validated without a crash, and every finding names a node or tensor that exists."""
+from __future__ import annotations
+
+import pathlib
+import time
+
+import onnx
+import pytest
+
+from sonnx.validate import validate
+from sonnx.validate.walker import iter_graphs
+
+DATA = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data"
+MODELS = sorted(DATA.glob("light/*.onnx")) + sorted(DATA.glob("pytorch-converted/*/model.onnx"))
+
+
+def _names(model: onnx.ModelProto) -> tuple[set, set]:
+    nodes, tensors = set(), set()
+    for g in iter_graphs(model):
+        for i, n in enumerate(g.node):
+            nodes.add((n.name or None, n.op_type, i))
+            tensors.update(n.output)
+        tensors.update(v.name for v in g.input)
+        tensors.update(t.name for t in g.initializer)
+    return nodes, tensors
+
+
+@pytest.mark.req("PROF-R1", "PROF-R2", "MUL-R4", "GEMM-R4")
+def test_shipped_models_validate_without_crash():
+    assert len(MODELS) > 50
+    start = time.perf_counter()
+    for path in MODELS:
+        r = validate(path)
+        assert r.error is None, (path, r.error)
+        assert r.status == "violations"  # none of these real networks is Mul/Gemm-only
+        model = onnx.load(path, load_external_data=False)
+        nodes, tensors = _names(model)
+        for f in r.findings:
+            if f.kind == "onnx" or f.graph == "model":
+                continue
+            if f.node_index is not None:
+                assert (f.node_name, f.op_type, f.node_index) in nodes, (path, f)
+            if f.tensor is not None:
+                assert f.tensor in tensors, (path, f)
+            assert f.node_index is not None or f.tensor is not None, (path, f)
+    assert time.perf_counter() - start < 60
+
+
+@pytest.mark.req("GEMM-R4")
+def test_external_weights_never_read(tmp_path):
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    from . import models as M
+    w = numpy_helper.from_array(np.ones((3, 4), np.float32), "w")
+    bias = numpy_helper.from_array(np.ones((4,), np.float32), "bias")
+    m = M.model([helper.make_node("Gemm", ["a", "w", "bias"], ["y"], name="linear")],
+                [M.vi("a", [2, 3])], [M.vi("y", [2, 4])], initializers=[w, bias])
+    path = tmp_path / "ext.onnx"
+    onnx.save(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
+              location="weights.bin", size_threshold=0)
+    (tmp_path / "weights.bin").write_bytes(b"")  # reading the weights would now fail
+    r = validate(path)
+    assert r.error is None and [f.rule for f in r.findings] == ["GEMM-R4"]
