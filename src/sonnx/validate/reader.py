@@ -79,7 +79,7 @@ def _onnx_finding(rule: str, exc: BaseException, what: str) -> Finding:
                    graph="main", node_name=node_name, op_type=op_type)
 
 
-def check_and_infer(data: bytes, model: onnx.ModelProto, path: str | None = None) -> Loaded:
+def check_and_infer(data: bytes, path: str | None = None) -> Loaded:
     """Run the ONNX checker and one strict shape inference on serialized ``data``.
 
     With ``path`` the checker reads the file itself, so that it resolves external-data
@@ -107,8 +107,8 @@ def check_and_infer(data: bytes, model: onnx.ModelProto, path: str | None = None
         except Exception:
             inferred = None
     timings["infer"] = time.perf_counter() - t
-    if inferred is None:
-        return Loaded(model, False, findings, timings)
+    if inferred is None:  # parse again rather than keep a second copy alive during inference
+        return Loaded(onnx.load_model_from_string(data), False, findings, timings)
     return Loaded(inferred, True, findings, timings)
 
 
@@ -129,11 +129,12 @@ def load(model_or_path) -> tuple[str, Loaded]:
     elif isinstance(model_or_path, (str, os.PathLike)):
         shown = os.fspath(model_or_path)
         data = read_bytes(model_or_path)
-        model = parse(data, shown)
+        parse(data, shown)  # refuses what is not an ONNX model; the copy is dropped at once
     else:
         raise TypeError("sonnx.validate: expected a path (str or os.PathLike) or an "
                         f"onnx.ModelProto, got {type(model_or_path).__name__}")
     timings["load"] = time.perf_counter() - t
-    loaded = check_and_infer(data, model, None if shown == "<ModelProto>" else shown)
+    model = None  # only the serialized bytes stay alive through the checker and inference
+    loaded = check_and_infer(data, None if shown == "<ModelProto>" else shown)
     loaded.timings = {**timings, **loaded.timings}
     return shown, loaded
