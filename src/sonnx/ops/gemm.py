@@ -8,6 +8,7 @@ Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
 """
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -234,7 +235,7 @@ _TILE_ELEMENTS = 1 << 16
 
 
 def _is_real_scalar(x: object) -> bool:
-    return not isinstance(x, bool) and isinstance(x, numbers.Real)
+    return type(x) is float or (not isinstance(x, bool) and isinstance(x, numbers.Real))
 
 
 def _unsigned(x: np.ndarray) -> np.ndarray:
@@ -292,6 +293,36 @@ def _fast_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: flo
     return y
 
 
+def _array_violations(a, b, c, alpha, beta, trans_a, trans_b, opset) -> list[Violation]:
+    """``constraints`` on the kernel's arguments. Plain ndarrays take a memoised path keyed by
+    (shape, dtype) of each input and the attributes, which is all the constraints can see:
+    it keeps the ~30 us of checking out of small calls (the fast mode's ratio to matmul)."""
+    arrays = (a, b) if c is None else (a, b, c)
+    if all(type(x) is np.ndarray for x in arrays):
+        key = (tuple((x.shape, x.dtype) for x in arrays), alpha, beta, trans_a, trans_b, opset)
+        try:
+            return list(_memo_violations(key))
+        except TypeError:   # an unhashable attribute value: check it the long way
+            pass
+    sigs = [sig_of_array(a, "gemm", "A"), sig_of_array(b, "gemm", "B")]
+    sig_c = None if c is None else sig_of_array(c, "gemm", "C")
+    return constraints(sigs[0], sigs[1], sig_c, opset=opset, alpha=alpha, beta=beta,
+                       trans_a=trans_a, trans_b=trans_b)
+
+
+# dtypes.name_of costs ~8 us per call; numpy dtypes are hashable and few
+_name_of = functools.lru_cache(maxsize=64)(dtypes.name_of)
+
+
+@functools.lru_cache(maxsize=512)
+def _memo_violations(key) -> tuple[Violation, ...]:
+    arrays, alpha, beta, trans_a, trans_b, opset = key
+    # the signature of a dense ndarray, as signature.sig_of_array builds it
+    sigs = [TensorSig(tuple(int(d) for d in shape), dtypes.name_of(dt)) for shape, dt in arrays]
+    return tuple(constraints(sigs[0], sigs[1], sigs[2] if len(sigs) > 2 else None, opset=opset,
+                             alpha=alpha, beta=beta, trans_a=trans_a, trans_b=trans_b))
+
+
 def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
          beta: float = 1.0, trans_a: bool = False, trans_b: bool = False, mode: str = "exact",
          opset: int = LATEST) -> np.ndarray:
@@ -315,12 +346,9 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
         if not _is_real_scalar(value):
             raise TypeError(f"sonnx.gemm: {name} must be a real number (a float32 value), got "
                             f"{type(value).__name__}")
-    sigs = [sig_of_array(a, "gemm", "A"), sig_of_array(b, "gemm", "B")]
-    sig_c = None if c is None else sig_of_array(c, "gemm", "C")
-    flags = [int(f) if isinstance(f, (bool, np.bool_)) else f for f in (trans_a, trans_b)]
-    raise_if_any(constraints(sigs[0], sigs[1], sig_c, opset=opset, alpha=alpha, beta=beta,
-                             trans_a=flags[0], trans_b=flags[1]))
-    name = dtypes.name_of(a.dtype)
+    flags = [int(f) if type(f) in (bool, np.bool_) else f for f in (trans_a, trans_b)]
+    raise_if_any(_array_violations(a, b, c, alpha, beta, flags[0], flags[1], opset))
+    name = _name_of(a.dtype)
     out_dtype = dtypes.numpy_dtype(name)
     ap = a.T if flags[0] else a
     bp = b.T if flags[1] else b
