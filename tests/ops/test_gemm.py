@@ -2,6 +2,7 @@
 constraints (one test per violation path), ONNX's node cases, onnxruntime and onnx.reference."""
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from fractions import Fraction
@@ -459,6 +460,7 @@ def test_fast_float32_bound_at_blas_sizes():
 
 
 # ---------------------------------------------------------------- ONNX's own node cases
+@functools.lru_cache(maxsize=1)
 def _gemm_node_cases():
     from onnx.backend.test.case.node import collect_testcases
     with warnings.catch_warnings():

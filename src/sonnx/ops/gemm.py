@@ -9,16 +9,18 @@ Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 
+import icontract
 import numpy as np
 
 from .. import dtypes
-from ..errors import Violation, raise_if_any
+from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import shape_violations
 from . import floats, intloops
 from .signature import TensorSig, sig_of_array
-from .tensor import TensorValue
+from .tensor import TensorValue, size
 
 OP = "Gemm"
 LATEST = 13
@@ -168,14 +170,105 @@ def accumulation_type(dtype: str) -> str:
     return dtype
 
 
+# ---------------------------------------------------------------- contracts (icontract)
+# Read by CrossHair (tests/crosshair/) and checked by icontract at run time. Preconditions are
+# the requirements; postconditions state the semantics independently of the loop: indices by
+# divmod (the inverse of the offset formula, as lemma idx_divmod in proofs/gemm.mlw), values
+# through numpy's 2-D transpose and, for floats, a fold in numpy's own IEEE scalar arithmetic
+# (not floats.round_to), for integers by congruence modulo 2**bits.
+
+def _index_args_ok(m: int, k: int, i: int, l: int) -> bool:
+    return 0 < m and 0 < k and 0 <= i < m and 0 <= l < k
+
+
+# GEMM-R1: A'[i, l] is read in bounds, at row l, column i of A (K, M) when transA, else row i,
+# column l of A (M, K)
+@icontract.require(lambda m, k, i, l: _index_args_ok(m, k, i, l))
+@icontract.ensure(lambda m, k, result: 0 <= result < m * k)
+@icontract.ensure(lambda ta, m, k, i, l, result: divmod(result, m) == (l, i) if ta else divmod(result, k) == (i, l))
 def a_index(ta: bool, m: int, k: int, i: int, l: int) -> int:
     """Flat index of A'[i, l]: A is (M, K) row-major, or (K, M) when transA."""
     return l * m + i if ta else i * k + l
 
 
+# GEMM-R1: B'[l, j] is read in bounds, at row j, column l of B (N, K) when transB, else row l,
+# column j of B (K, N)
+@icontract.require(lambda k, n, l, j: _index_args_ok(k, n, l, j))
+@icontract.ensure(lambda k, n, result: 0 <= result < k * n)
+@icontract.ensure(lambda tb, k, n, l, j, result: divmod(result, k) == (j, l) if tb else divmod(result, n) == (l, j))
 def b_index(tb: bool, k: int, n: int, l: int, j: int) -> int:
     """Flat index of B'[l, j]: B is (K, N) row-major, or (N, K) when transB."""
     return j * k + l if tb else l * n + j
+
+
+def _sig(t: TensorValue | None) -> TensorSig | None:
+    return None if t is None else TensorSig(t.shape, t.dtype)
+
+
+def _admissible(a, b, c, alpha, beta, trans_a, trans_b) -> bool:
+    return not constraints(_sig(a), _sig(b), _sig(c), alpha=alpha, beta=beta,
+                           trans_a=int(trans_a), trans_b=int(trans_b))
+
+
+def _refusal(a, b, c, alpha, beta, trans_a, trans_b) -> ProfileViolation:
+    return ProfileViolation(constraints(_sig(a), _sig(b), _sig(c), alpha=alpha, beta=beta,
+                                        trans_a=int(trans_a), trans_b=int(trans_b)))
+
+
+def _is_element_of(dtype: str, v) -> bool:
+    """``v`` is a value of T: an int in T's range, or a float that T holds exactly (NaN, inf)."""
+    if dtypes.is_float(dtype):
+        return isinstance(v, float) and (v != v or float(dtypes.numpy_dtype(dtype).type(v)) == v)
+    lo = -(1 << (dtypes.bits(dtype) - 1)) if dtypes.is_signed(dtype) else 0
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v < lo + (1 << dtypes.bits(dtype))
+
+
+def _well_formed(t: TensorValue | None) -> bool:
+    return t is None or (len(t.data) == size(t.shape) and all(_is_element_of(t.dtype, v) for v in t.data))
+
+
+def _matrices(a, b, c, trans_a, trans_b):
+    """A', B', C as 2-D object arrays, through numpy's reshape and transpose (not the index
+    helpers)."""
+    ap = np.array(a.data, dtype=object).reshape(a.shape)
+    bp = np.array(b.data, dtype=object).reshape(b.shape)
+    cm = None if c is None else np.array(c.data, dtype=object).reshape(c.shape)
+    return (ap.T if trans_a else ap), (bp.T if trans_b else bp), cm
+
+
+def _same_float(x: float, y: float) -> bool:
+    return (x != x and y != y) or (x == y and math.copysign(1.0, x) == math.copysign(1.0, y))
+
+
+def _exact_mode_ok(a, b, c, alpha, beta, trans_a, trans_b, result) -> bool:
+    """GEMM-R7, stated independently: integers by congruence with the exact integer sum;
+    floats by the fold of DESIGN.md in numpy's IEEE scalars of the accumulation type."""
+    ap, bp, cm = _matrices(a, b, c, trans_a, trans_b)
+    m, k = ap.shape
+    n = bp.shape[1]
+    y = np.array(result.data, dtype=object).reshape(m, n)
+    if not dtypes.is_float(a.dtype):
+        modulus = 1 << dtypes.bits(a.dtype)
+        for i in range(m):
+            for j in range(n):
+                exact = sum(ap[i, l] * bp[l, j] for l in range(k)) + (0 if cm is None else cm[i, j])
+                if (y[i, j] - exact) % modulus != 0:
+                    return False
+        return True
+    acc = dtypes.numpy_dtype(accumulation_type(a.dtype)).type
+    out = dtypes.numpy_dtype(a.dtype)
+    with np.errstate(all="ignore"):
+        for i in range(m):
+            for j in range(n):
+                s = acc(0.0)
+                for l in range(k):
+                    s = s + acc(ap[i, l]) * acc(bp[l, j])      # two numpy scalar ops: two roundings
+                r = acc(alpha) * s
+                if cm is not None:
+                    r = r + acc(beta) * acc(cm[i, j])
+                if not _same_float(float(np.array(r).astype(out)), y[i, j]):
+                    return False
+    return True
 
 
 def _add(acc: str, x, y):
@@ -197,15 +290,26 @@ def _narrow(dtype: str, x):
     return floats.round_to(dtype, x) if dtypes.is_float(dtype) else x
 
 
+# GEMM-R1, GEMM-R3, GEMM-R4, GEMM-R5, GEMM-R6: refused inputs raise ProfileViolation (from constraints)
+@icontract.require(lambda a, b, c, alpha, beta, trans_a, trans_b: _admissible(a, b, c, alpha, beta, trans_a, trans_b),
+                   "GEMM-R1, GEMM-R3, GEMM-R4, GEMM-R5, GEMM-R6", error=_refusal)
+@icontract.require(lambda a, b, c: _well_formed(a) and _well_formed(b) and _well_formed(c))
+@icontract.ensure(lambda a, b, trans_a, trans_b, result:                                           # GEMM-R1
+                  result.dtype == a.dtype and len(result.data) == size(result.shape)
+                  and result.shape == (a.shape[1] if trans_a else a.shape[0],
+                                       b.shape[0] if trans_b else b.shape[1]))
+@icontract.ensure(lambda result: _well_formed(result))                                             # GEMM-R3
+@icontract.ensure(lambda a, b, c, alpha, beta, trans_a, trans_b, result:                           # GEMM-R7
+                  _exact_mode_ok(a, b, c, alpha, beta, trans_a, trans_b, result))
 def gemm_reference(a: TensorValue, b: TensorValue, c: TensorValue | None = None, *,
                    alpha: float = 1.0, beta: float = 1.0, trans_a: bool = False,
                    trans_b: bool = False) -> TensorValue:
     """The triple loop of the concrete level of proofs/gemm.mlw, over flat row-major data:
     s = 0; s = s + A'[i, l] * B'[l, j] for l ascending; y = alpha * s (+ beta * C[i, j]);
     Y[i, j] = round_T(y); every operation rounded in the accumulation type."""
-    raise_if_any(constraints(TensorSig(a.shape, a.dtype), TensorSig(b.shape, b.dtype),
-                             None if c is None else TensorSig(c.shape, c.dtype),
-                             alpha=alpha, beta=beta, trans_a=int(trans_a), trans_b=int(trans_b)))
+    # kept although the precondition says the same: the check must stay when contracts are off
+    raise_if_any(constraints(_sig(a), _sig(b), _sig(c), alpha=alpha, beta=beta,
+                             trans_a=int(trans_a), trans_b=int(trans_b)))
     ta, tb = bool(trans_a), bool(trans_b)
     m, k = (a.shape[1], a.shape[0]) if ta else a.shape
     n = b.shape[0] if tb else b.shape[1]
