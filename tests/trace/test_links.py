@@ -94,3 +94,12 @@ def test_real_tree_sites_point_at_real_lines(kind):
                 continue
             line = (ROOT / site.path).read_text(encoding="utf-8").splitlines()[site.line - 1]
             assert rid in line, f"{site.path}:{site.line} does not name {rid}"
+
+
+def test_docstrings_are_not_code_sites_but_comments_and_strings_are(tmp_path):
+    code = ('"""Module doc naming MUL-R1."""\n\n\ndef check():\n    """Doc naming MUL-R2."""\n'
+            '    # enforces MUL-R1\n    return """\nMUL-R2\n"""\n')
+    root = _tree(tmp_path, code, TEST_BOTH)
+    found = links.collect(root, with_proofs=False)
+    assert [(s.line, s.name) for s in found.of("MUL-R1", "code")] == [(6, "check")]
+    assert [(s.line, s.name) for s in found.of("MUL-R2", "code")] == [(8, "check")]

@@ -3,8 +3,8 @@
 Nobody keeps a list of links by hand: the registry says what must exist, and this module
 reads spec/*.md, src/, tests/ and proofs/ to find what does. Four kinds of site:
   spec   - ``[MUL-R1]`` tags in spec/*.md
-  code   - an ID in a string or comment of src/sonnx (outside this trace package), i.e.
-           the check that enforces it names it
+  code   - an ID in a string or comment of src/sonnx (outside this trace package and
+           outside docstrings), i.e. the check that enforces it names it
   test   - ``@pytest.mark.req("MUL-R1", ...)`` on a test function or class, or a module's
            ``pytestmark``
   proof  - ``(* req: MUL-R1 *)`` comment right before a WhyML declaration (see proofs.py)
@@ -63,6 +63,18 @@ def _enclosing_functions(tree: ast.AST) -> list[tuple[int, int, str]]:
     return spans
 
 
+def _docstring_lines(tree: ast.AST) -> set[int]:
+    """First lines of docstrings: prose that mentions an ID does not enforce it."""
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                lines.add(first.lineno)
+    return lines
+
+
 def code_sites(root: Path) -> list[tuple[str, Site]]:
     """IDs in string literals and comments of the package, outside sonnx/trace."""
     out = []
@@ -71,12 +83,15 @@ def code_sites(root: Path) -> list[tuple[str, Site]]:
         if (pkg / "trace") in py.parents:
             continue
         text = py.read_text(encoding="utf-8")
-        spans = _enclosing_functions(ast.parse(text))
+        tree = ast.parse(text)
+        spans = _enclosing_functions(tree)
+        docstrings = _docstring_lines(tree)
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type not in (tokenize.STRING, tokenize.COMMENT):
+            if tok.type not in (tokenize.STRING, tokenize.COMMENT) or tok.start[0] in docstrings:
                 continue
-            for rid in ID_RE.findall(tok.string):
-                line = tok.start[0]
+            for match in ID_RE.finditer(tok.string):
+                rid = match.group(0)
+                line = tok.start[0] + tok.string.count("\n", 0, match.start())
                 inner = [s for s in spans if s[0] <= line <= s[1]]
                 name = min(inner, key=lambda s: s[1] - s[0])[2] if inner else "<module>"
                 out.append((rid, Site("code", _rel(py, root), line, name)))
