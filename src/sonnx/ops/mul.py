@@ -6,14 +6,19 @@ Spec: spec/mul.md. Proofs: proofs/mul.mlw. Tests: tests/ops/test_mul.py.
 """
 from __future__ import annotations
 
+import itertools
+import math
+from fractions import Fraction
+
+import icontract
 import numpy as np
 
 from .. import dtypes
-from ..errors import Violation, raise_if_any
+from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import shape_violations
 from . import floats, intloops
 from .signature import TensorSig, sig_of_array
-from .tensor import TensorValue, size
+from .tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 
 OP = "Mul"
 LATEST = 14
@@ -77,6 +82,79 @@ def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST,
 
 
 # ---------------------------------------------------------------- reference kernel
+# The contracts below are read by CrossHair (tests/crosshair/) and checked by icontract at run
+# time. Preconditions are the requirements; postconditions state the semantics of DESIGN.md
+# independently of the code: integers by congruence modulo 2**bits, floats by the RNE rule on
+# exact rationals (floats.is_rounded), element positions by multi-index (tensor.flat_index).
+# The per-element ones are attached only with SONNX_CONTRACTS=full (see tensor.FULL_CONTRACTS).
+
+def int_range(dtype: str) -> tuple[int, int]:
+    """The values of an integer type: [-2**(bits-1), 2**(bits-1)) or [0, 2**bits)."""
+    n = dtypes.bits(dtype)
+    lo = -(1 << (n - 1)) if dtypes.is_signed(dtype) else 0
+    return lo, lo + (1 << n) - 1
+
+
+def is_element_of(dtype: str, v) -> bool:
+    """``v`` is a value of element type ``dtype`` (NaN and the infinities included for floats)."""
+    if dtypes.is_float(dtype):
+        return isinstance(v, float) and (math.isnan(v) or math.isinf(v) or floats.is_value_of(dtype, v))
+    lo, hi = int_range(dtype)
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _negative(v: float) -> bool:
+    return math.copysign(1.0, v) < 0
+
+
+def product_ok(dtype: str, x, y, r) -> bool:
+    """The spec of one product (MUL-R3 semantics), stated without the kernel's steps.
+
+    Integers: r is in T's range and r = x*y modulo 2**bits. Floats: NaN-aware IEEE 754 -- NaN in,
+    or 0 * inf, gives NaN; an infinite operand gives an infinity with the sign rule; otherwise r
+    is the exact rational product rounded to nearest even in T, a zero result taking the xor sign.
+    """
+    if not dtypes.is_float(dtype):
+        lo, hi = int_range(dtype)
+        return lo <= r <= hi and (r - x * y) % (1 << dtypes.bits(dtype)) == 0
+    if math.isnan(x) or math.isnan(y):
+        return math.isnan(r)
+    sign = _negative(x) != _negative(y)
+    if math.isinf(x) or math.isinf(y):
+        if x == 0 or y == 0:
+            return math.isnan(r)
+        return math.isinf(r) and _negative(r) == sign
+    if math.isnan(r) or (r == 0 and _negative(r) != sign):
+        return False
+    return floats.is_rounded(dtype, Fraction(x) * Fraction(y), r)
+
+
+def _admissible(a: TensorValue, b: TensorValue) -> bool:
+    return not constraints(TensorSig(a.shape, a.dtype), TensorSig(b.shape, b.dtype))
+
+
+def _refusal(a: TensorValue, b: TensorValue) -> ProfileViolation:
+    return ProfileViolation(constraints(TensorSig(a.shape, a.dtype), TensorSig(b.shape, b.dtype)))
+
+
+def _well_formed(t: TensorValue) -> bool:
+    return len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data)
+
+
+def _elementwise_ok(a: TensorValue, b: TensorValue, c: TensorValue) -> bool:
+    # MUL-R1, MUL-R3: at every multi-index of the shape, C holds the product of A's and B's elements
+    for idx in itertools.product(*(range(d) for d in a.shape)):
+        k = flat_index(a.shape, idx)
+        if not product_ok(a.dtype, a.data[k], b.data[k], c.data[k]):
+            return False
+    return True
+
+
+@icontract.require(lambda dtype: dtype in dtypes.type_set(OP, LATEST), enabled=FULL_CONTRACTS) # MUL-R3
+@icontract.require(lambda dtype, x, y: is_element_of(dtype, x) and is_element_of(dtype, y),    # MUL-R3
+                   enabled=FULL_CONTRACTS)
+@icontract.ensure(lambda dtype, x, y, result: product_ok(dtype, x, y, result),                 # MUL-R3
+                  enabled=FULL_CONTRACTS)
 def mul_element(dtype: str, x, y):
     """One product in the profile's semantics: wrap-around for integers, one RNE rounding
     for floats (the product of two values of T is exact in Python's double for T narrower
@@ -86,8 +164,16 @@ def mul_element(dtype: str, x, y):
     return intloops.wrap(x * y, dtypes.bits(dtype), dtypes.is_signed(dtype))
 
 
+# MUL-R1, MUL-R3, MUL-R4: refused inputs raise ProfileViolation (from constraints), as before
+@icontract.require(lambda a, b: _admissible(a, b), "MUL-R1, MUL-R3, MUL-R4", error=_refusal)
+@icontract.require(lambda a, b: _well_formed(a) and _well_formed(b), enabled=FULL_CONTRACTS)
+@icontract.ensure(lambda a, result: result.shape == a.shape and result.dtype == a.dtype        # MUL-R1
+                  and len(result.data) == len(a.data))
+@icontract.ensure(lambda a, b, result: _elementwise_ok(a, b, result),                          # MUL-R3
+                  enabled=FULL_CONTRACTS)
 def mul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
     """The loop of the concrete level of proofs/mul.mlw: c[i] = a[i] * b[i] over flat data."""
+    # kept although the precondition says the same: the check must stay when contracts are off
     raise_if_any(constraints(TensorSig(a.shape, a.dtype), TensorSig(b.shape, b.dtype)))
     n = size(a.shape)
     if not dtypes.is_float(a.dtype):
