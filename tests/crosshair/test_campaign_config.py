@@ -1,0 +1,114 @@
+"""The CrossHair campaign's definition is sane (fast: CrossHair itself never runs here).
+
+The campaign runs with ``tools/crosshair``; this file checks only its data: every harness has a
+witness and names registered requirements, every mutant module is registered and aimed at
+existing cases, and every planted bug really breaks its target's spec in plain Python (so a
+mutant that CrossHair "catches" is a bug, not a broken harness).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sonnx import requirements
+from tests.crosshair import harnesses as H
+from tests.crosshair import mutants as mutants_pkg
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_harness_has_witnesses_and_known_requirements():
+    known = requirements.load()
+    for h in H.HARNESSES:
+        assert h.cases, h.name
+        assert h.witnesses, f"harness {h.name} has no reachability witness"
+        assert h.requirements and all(r in known for r in h.requirements), h.name
+        assert h.mode in ("symbolic", "sampled")
+
+
+def test_names_are_unique():
+    names = [h.name for h in H.HARNESSES]
+    assert len(names) == len(set(names))
+    for h in H.HARNESSES:
+        cases = [c.name for c in h.cases + h.witnesses]
+        assert len(cases) == len(set(cases)), h.name
+    assert len({m.name for m in H.MUTANTS}) == len(H.MUTANTS)
+
+
+def test_every_mutant_module_is_registered_and_targets_exist():
+    known = requirements.load()
+    modules = {m.name for m in pkgutil.iter_modules(mutants_pkg.__path__) if not m.name.startswith("_")}
+    registered = {m.module.rsplit(".", 1)[1] for m in H.MUTANTS}
+    assert modules == registered, f"unregistered: {modules - registered}, missing: {registered - modules}"
+    for m in H.MUTANTS:
+        assert all(r in known for r in m.requirements), m.name
+        assert m.targets, m.name
+        for t in m.targets:
+            H.find_case(t)                                  # raises KeyError when absent
+        kernels = H.mutant_kernels(m)
+        assert set(kernels._overrides) <= set(H.KERNELS), m.name
+
+
+def test_required_mutant_kinds_are_planted():
+    assert {"wrap_edge", "broadcast_accepted", "saturation", "flat_off_by_one"} <= {m.name for m in H.MUTANTS}
+
+
+def test_every_case_builds_with_concrete_annotations():
+    for h in H.HARNESSES:
+        for case in h.cases + h.witnesses:
+            fn = case.build(H.Kernels())
+            body = H.unwrapped(fn)
+            assert not any(isinstance(a, str) for a in body.__annotations__.values()), case.name
+
+
+def test_requirements_needing_crosshair_have_a_harness():
+    covered = {r for h in H.HARNESSES for r in h.requirements}
+    for req in requirements.load().values():
+        if "crosshair" in req.verification and req.id.startswith("MUL-"):
+            assert req.id in covered, req.id
+
+
+# Concrete counterexamples for each mutant, replayed in a child process with the full contracts
+# attached (SONNX_CONTRACTS=full is read at import time): the real kernel passes, the mutant fails.
+_KNOWN_BUGS = {
+    "wrap_edge": ("mul-signed/int8.2x3", ((16, 0, 0, 0, 0, 0), (8, 0, 0, 0, 0, 0))),
+    "saturation": ("mul-signed/int8.2x3", ((16, 0, 0, 0, 0, 0), (9, 0, 0, 0, 0, 0))),
+    "flat_off_by_one": ("mul-signed/int8.2x1x2", ((1, 1, 1, 1), (1, 2, 3, 4))),
+    "broadcast_accepted": ("mul-refusals/pairs", (4, 1, 0, 0)),
+    "ties_away": ("mul-float/float16.scalar.ties", ((1,), (2,))),  # 1.5 * -(1 + 3 ulp): tie, even is below
+    "index_stride": ("flat-index/2x3", ((1, 2),)),
+}
+
+_CHILD = r"""
+import json, sys
+from tests.crosshair import harnesses as H
+from tests.crosshair.campaign import replay
+out = {}
+for name, (target, args) in json.loads(sys.argv[1]).items():
+    case = H.find_case(target)[1]
+    args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
+    real = replay(case.build(H.Kernels()), args, {})
+    bad = replay(case.build(H.mutant_kernels(H.mutant(name))), args, {})
+    out[name] = [real[0], bad[0], bad[1]]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.req("MUL-R1", "MUL-R3", "MUL-R4")
+def test_planted_bugs_break_their_targets_in_plain_python():
+    env = {**os.environ, "SONNX_CONTRACTS": "full",
+           "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(_KNOWN_BUGS)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert set(result) == {m.name for m in H.MUTANTS}, "a mutant has no known counterexample here"
+    for name, (real_fails, mutant_fails, why) in result.items():
+        assert not real_fails, f"{name}: the real kernel fails its own harness"
+        assert mutant_fails, f"{name}: the planted bug does not break {_KNOWN_BUGS[name][0]} ({why})"
