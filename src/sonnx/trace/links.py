@@ -140,12 +140,22 @@ def mention_sites(root: Path) -> list[tuple[str, Site]]:
 
 
 def proof_sites(root: Path) -> list[tuple[str, Site]]:
-    from . import proofs  # the WhyML annotation parser lives with the proof summary
+    """Annotated WhyML declarations, and Python functions proved through Why3's front-end."""
+    from . import proofs  # the annotation parser lives with the proof summary
     out = []
     for mlw in sorted((root / "proofs").glob("*.mlw")):
-        for goal in proofs.parse_goals(mlw):
-            for rid in goal["requirements"]:
-                out.append((rid, Site("proof", _rel(mlw, root), goal.get("line", 0), goal["goal"])))
+        for decl in proofs.parse_goals(mlw):
+            for rid in decl["req"]:
+                out.append((rid, Site("proof", _rel(mlw, root), decl["line"], decl["name"])))
+    for rel in proofs.PY_FILES:
+        path = root / rel
+        if not path.exists():
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for name, ids in proofs.parse_py(path).items():
+            line = next(n for n, text in enumerate(lines, 1) if re.match(rf"\s*def\s+{name}\b", text))
+            for rid in ids:
+                out.append((rid, Site("proof", rel, line, name)))
     return out
 
 

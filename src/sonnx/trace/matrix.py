@@ -83,13 +83,62 @@ def _justifications(root: Path) -> dict[tuple[str, str], str]:
 
 
 def _proof_statuses(root: Path) -> dict[tuple[str, str], dict]:
+    """(file, declaration) -> status, prover, time, and where the status comes from.
+
+    The replay summary of the last `tools/prove` run (build/evidence/proofs.json) is preferred;
+    without it, the status recorded in the committed Why3 sessions is used, and said so.
+    """
+    import json
+
     from . import proofs
-    return {(g["file"], g["goal"]): g for g in proofs.session_statuses(root)}
+    replayed = root / "build" / "evidence" / "proofs.json"
+    if replayed.exists():
+        records, source = json.loads(replayed.read_text(encoding="utf-8"))["goals"], "replay"
+    else:
+        records, source = proofs.summary(root)["goals"], "session (not replayed)"
+    out: dict[tuple[str, str], dict] = {}
+    for r in records:
+        key = (r["file"], r["goal"].split("'vc")[0])
+        entry = out.setdefault(key, {"file": key[0], "goal": key[1], "status": "proved",
+                                     "prover": set(), "time": 0.0, "source": source})
+        if r["result"] != "valid":
+            entry["status"] = "unproved" if r["result"] == "not proved" else r["result"]
+        entry["prover"].update(p for p in r["prover"].split(",") if p)
+        entry["time"] = round(entry["time"] + float(r.get("time") or 0), 2)
+    for entry in out.values():
+        entry["prover"] = ",".join(sorted(entry["prover"]))
+    return out
 
 
 def _crosshair_results(path: Path) -> list[dict]:
+    """One entry per harness of the campaign summary, with its requirement IDs and a status:
+    confirmed (every case confirmed over all paths), no counterexample, or the failure.
+    Witnesses and mutants of a harness ride along: an unrefuted witness or a surviving mutant
+    makes the harness's evidence void."""
     from . import crosshair
-    return crosshair.load_summary(path) if path.exists() else []
+    if not path.exists():
+        return []
+    summary = crosshair.load_summary(path)
+    out = []
+    for h in summary["harnesses"]:
+        witnesses = [w for w in summary["witnesses"] if w["harness"] == h["name"]]
+        if h["result"] != "ok":
+            status = f"failed ({h['result']})"
+        elif not witnesses or not all(w["refuted"] for w in witnesses):
+            status = "failed (witness not refuted)"
+        elif h["confirmed_over_all_paths"] == h["cases_total"]:
+            status = "confirmed"
+        else:
+            status = "no counterexample"
+        out.append({"harness": h["name"], "requirements": h["requirements"], "status": status,
+                    "mode": h.get("mode", ""), "confirmed_cases": h["confirmed_over_all_paths"],
+                    "cases": h["cases_total"], "spec_reached": h.get("spec_reached")})
+    for m in summary["mutants"]:
+        out.append({"harness": f"mutant {m['name']}", "requirements": m["requirements"],
+                    "status": "confirmed" if m["caught"] else "failed (mutant survived)",
+                    "mode": "mutant", "confirmed_cases": int(m["caught"]), "cases": 1,
+                    "spec_reached": None})
+    return out
 
 
 def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | None = None,
@@ -113,7 +162,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
             st = proof_status.get((s.path, s.name), {})
             row.proof.append({"path": s.path, "line": s.line, "goal": s.name,
                               "status": st.get("status", "missing"), "prover": st.get("prover", ""),
-                              "time": st.get("time")})
+                              "time": st.get("time"), "source": st.get("source", "")})
         seen_tests = set()
         for s in found.of(rid, "test"):
             if s.name in seen_tests:
