@@ -149,6 +149,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     found = links_mod.collect(root)
     tests = junit.read(junit_path)
     proof_status = _proof_statuses(root)
+    proof_source = next(iter(proof_status.values()), {}).get("source", "no proof status found")
     harnesses = _crosshair_results(crosshair_path)
     justified = _justifications(root)
     suspects = baseline.suspects(baseline.fingerprints(root, registry, found), baseline.load(root))
@@ -208,5 +209,6 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     inputs = {"junit": str(junit_path.relative_to(root)) if junit_path.is_relative_to(root) else str(junit_path),
               "junit_found": junit_path.exists(),
               "crosshair": str(crosshair_path.relative_to(root)) if crosshair_path.is_relative_to(root) else str(crosshair_path),
-              "crosshair_found": crosshair_path.exists()}
+              "crosshair_found": crosshair_path.exists(),
+              "proofs": proof_source}
     return Matrix(rows, orphans, inputs)

@@ -34,13 +34,23 @@ def _crosshair_cell(r: Row) -> str:
     return f"{good}/{len(r.crosshair)} harnesses clean"
 
 
+def _issues_cell(r: Row) -> str:
+    counts: dict[str, int] = {}
+    for d in r.defects:
+        counts[d.kind] = counts.get(d.kind, 0) + 1
+    parts = [f"{n} {kind}" for kind, n in counts.items()]
+    if r.justified:
+        parts.append(f"{len(r.justified)} justified gap(s)")
+    return ", ".join(parts) or "-"
+
+
 def _cells(r: Row) -> list[str]:
     return [r.id, r.title, _STATE_LABEL[r.state], f"{len(r.spec)} tag(s)" if r.spec else "-",
             f"{len(r.code)} site(s)" if r.code else "-", _proof_cell(r), _test_cell(r),
-            _crosshair_cell(r)]
+            _crosshair_cell(r), _issues_cell(r)]
 
 
-HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair"]
+HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair", "Issues"]
 
 
 def to_json(m: Matrix) -> str:
@@ -122,6 +132,11 @@ def _details(r: Row) -> str:
 def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = "") -> str:
     e = html.escape
     s = m.as_dict()["summary"]
+    if not context:
+        inputs = m.inputs
+        context = (f"Test results: {inputs['junit']}{'' if inputs['junit_found'] else ' (not found)'}; "
+                   f"CrossHair: {inputs['crosshair']}{'' if inputs['crosshair_found'] else ' (not found)'}; "
+                   f"proofs: {inputs.get('proofs', '')}")
     rows = []
     for r in m.rows:
         cells = _cells(r)
@@ -130,7 +145,8 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
             f"<td><b>{e(cells[0])}</b></td>"
             f"<td><details><summary>{e(cells[1])}</summary>{_details(r)}</details></td>"
             f"<td><span class='state {r.state}'>{e(cells[2])}</span></td>"
-            + "".join(f"<td>{e(c)}</td>" for c in cells[3:]) + "</tr>")
+            + "".join(f"<td>{e(c)}</td>" for c in cells[3:-1])
+            + f"<td class='{'bad' if r.defects else ''}'>{e(cells[-1])}</td></tr>")
     orphans = "".join(f"<li class='bad'>orphan {e(o.requirement)}: {e(o.detail)}</li>" for o in m.orphans)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
