@@ -57,6 +57,20 @@ def test_every_mutant_module_is_registered_and_targets_exist():
 
 def test_required_mutant_kinds_are_planted():
     assert {"wrap_edge", "broadcast_accepted", "saturation", "flat_off_by_one"} <= {m.name for m in H.MUTANTS}
+    assert {"gemm_transpose_index", "gemm_c_broadcast", "gemm_k_short", "gemm_saturation"} <= {
+        m.name for m in H.MUTANTS}
+
+
+@pytest.mark.req("GEMM-R1", "GEMM-R4")
+def test_gemm_grid_and_refusal_tables_cover_what_the_campaign_claims():
+    # (M, K, N) each in 1..3, square and not; C tables include the broadcastable shapes
+    assert all(1 <= d <= 3 for g in H.GEMM_GRID for d in g)
+    assert any(len(set(g)) > 1 for g in H.GEMM_GRID) and (3, 3, 3) in H.GEMM_GRID
+    assert {(2,), (1, 2), (2, 1), (1, 1), (1,), ()} <= set(H.GEMM_C_SHAPES) and None in H.GEMM_C_SHAPES
+    for name in ("gemm-signed", "gemm-unsigned"):
+        assert all(c.exhaustive for c in H.harness(name).cases), name
+    assert all(c.exhaustive for c in H.harness("gemm-index").cases + H.harness("gemm-refusals").cases)
+    assert H.harness("gemm-exact").mode == "sampled"
 
 
 def test_every_case_builds_with_concrete_annotations():
@@ -70,7 +84,7 @@ def test_every_case_builds_with_concrete_annotations():
 def test_requirements_needing_crosshair_have_a_harness():
     covered = {r for h in H.HARNESSES for r in h.requirements}
     for req in requirements.load().values():
-        if "crosshair" in req.verification and req.id.startswith("MUL-"):
+        if "crosshair" in req.verification and req.id.startswith(("MUL-", "GEMM-")):
             assert req.id in covered, req.id
 
 
@@ -83,6 +97,14 @@ _KNOWN_BUGS = {
     "broadcast_accepted": ("mul-refusals/pairs", (4, 1, 0, 0)),
     "ties_away": ("mul-float/float16.scalar.ties", ((1,), (2,))),  # 1.5 * -(1 + 3 ulp): tie, even is below
     "index_stride": ("flat-index/2x3", ((1, 2),)),
+    # A stored (2, 3) with transA: A'[1, 0] is at flat 1, the mutant reads flat 3
+    "gemm_transpose_index": ("gemm-index/a_index", (True, 2, 3, 1, 0)),
+    # A (2, 3) x B (3, 2) with C of shape (2,): must be refused with GEMM-R4
+    "gemm_c_broadcast": ("gemm-refusals/shapes", (0, 0, 3, 0, 0)),
+    # 1 x 1 x 1, no C: Y = 1 * 1, the mutant sums nothing
+    "gemm_k_short": ("gemm-signed/int32.1x1x1", (False, False, False, (1,), (1,), (0,))),
+    # int32 edge values: max * 2 wraps to -2, the mutant clamps to max
+    "gemm_saturation": ("gemm-signed/int32.1x3x1.edges", (False, False, False, (10, 3, 3), (5, 3, 3), (3,))),
 }
 
 _CHILD = r"""
@@ -100,7 +122,7 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.req("MUL-R1", "MUL-R3", "MUL-R4")
+@pytest.mark.req("MUL-R1", "MUL-R3", "MUL-R4", "GEMM-R1", "GEMM-R4", "GEMM-R7")
 def test_planted_bugs_break_their_targets_in_plain_python():
     env = {**os.environ, "SONNX_CONTRACTS": "full",
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
