@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     from .. import requirements
     reg = requirements.parse((root / "spec" / "requirements.toml").read_text(encoding="utf-8"))
     m = matrix.build(root, registry=reg, junit_path=Path(args.junit) if args.junit else None,
-                     crosshair_path=Path(args.crosshair) if args.crosshair else None)
+                     crosshair_path=Path(args.crosshair) if args.crosshair else None,
+                     proofs_path=Path(args.proofs) if args.proofs else None)
     if args.output:
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
@@ -67,6 +68,8 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", help="directory for the reports (default: print to stdout)")
     p.add_argument("--junit", help="JUnit XML of the test run (default build/evidence/junit.xml)")
     p.add_argument("--crosshair", help="CrossHair summary (default build/evidence/crosshair.json)")
+    p.add_argument("--proofs", help="proof replay summary (default build/evidence/proofs.json; "
+                                    "without it, the status recorded in the Why3 sessions)")
     p.add_argument("--accept", nargs="+", metavar="ID",
                    help="record the current fingerprints of these requirements (or 'all') as reviewed")
     p.set_defaults(func=run)

@@ -82,7 +82,7 @@ def _justifications(root: Path) -> dict[tuple[str, str], str]:
     return {(g["id"], g["kind"]): g["justification"] for g in data.get("gap", [])}
 
 
-def _proof_statuses(root: Path) -> dict[tuple[str, str], dict]:
+def _proof_statuses(root: Path, replayed: Path) -> dict[tuple[str, str], dict]:
     """(file, declaration) -> status, prover, time, and where the status comes from.
 
     The replay summary of the last `tools/prove` run (build/evidence/proofs.json) is preferred;
@@ -91,12 +91,18 @@ def _proof_statuses(root: Path) -> dict[tuple[str, str], dict]:
     import json
 
     from . import proofs
-    replayed = root / "build" / "evidence" / "proofs.json"
     if replayed.exists():
         records, source = json.loads(replayed.read_text(encoding="utf-8"))["goals"], "replay"
     else:
         records, source = proofs.summary(root)["goals"], "session (not replayed)"
     out: dict[tuple[str, str], dict] = {}
+    if source != "replay":
+        # the Python front-end has no session: without a replay its proof was simply not run
+        for rel in proofs.PY_FILES:
+            if (root / rel).exists():
+                for name in proofs.parse_py(root / rel):
+                    out[(rel, name)] = {"file": rel, "goal": name, "status": "not replayed",
+                                        "prover": "", "time": None, "source": source}
     for r in records:
         key = (r["file"], r["goal"].split("'vc")[0])
         entry = out.setdefault(key, {"file": key[0], "goal": key[1], "status": "proved",
@@ -142,13 +148,14 @@ def _crosshair_results(path: Path) -> list[dict]:
 
 
 def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | None = None,
-          registry: dict | None = None) -> Matrix:
+          proofs_path: Path | None = None, registry: dict | None = None) -> Matrix:
     registry = registry if registry is not None else registry_mod.load()
     junit_path = junit_path or root / "build" / "evidence" / "junit.xml"
     crosshair_path = crosshair_path or root / "build" / "evidence" / "crosshair.json"
+    proofs_path = proofs_path or root / "build" / "evidence" / "proofs.json"
     found = links_mod.collect(root)
     tests = junit.read(junit_path)
-    proof_status = _proof_statuses(root)
+    proof_status = _proof_statuses(root, proofs_path)
     proof_source = next(iter(proof_status.values()), {}).get("source", "no proof status found")
     harnesses = _crosshair_results(crosshair_path)
     justified = _justifications(root)
@@ -189,7 +196,9 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
             else:
                 row.defects.append(Defect("uncovered", rid, f"no {kind} link"))
         for p in row.proof:
-            if p["status"] != "proved":
+            if p["status"] == "not replayed":
+                row.defects.append(Defect("not run", rid, f"{p['path']}:{p['goal']}: no replay summary"))
+            elif p["status"] != "proved":
                 row.defects.append(Defect("unproved", rid, f"{p['path']}:{p['goal']} is {p['status']}"))
         for t in row.test:
             if t["status"] == "failed":
