@@ -7,6 +7,8 @@ schemas in the installed onnx package.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import ml_dtypes
 import numpy as np
 
@@ -53,6 +55,7 @@ def versions(op: str) -> list[int]:
     return sorted(v for (o, v) in TYPE_SETS if o == op)
 
 
+@lru_cache(maxsize=256)
 def since_version(op: str, opset: int) -> int | None:
     """The operator version in force under an imported opset, or None if there is none."""
     found = [v for v in versions(op) if v <= opset]
@@ -63,6 +66,7 @@ def type_set(op: str, version: int) -> frozenset[str]:
     return TYPE_SETS[(op, version)]
 
 
+@lru_cache(maxsize=256)  # dtype.name formats a string each time; kernels call this per call
 def name_of(dtype: np.dtype) -> str:
     """ONNX name of a numpy dtype; non-profile dtypes keep their numpy name (e.g. "bool")."""
     dt = np.dtype(dtype)

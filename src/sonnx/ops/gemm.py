@@ -415,7 +415,6 @@ def _array_violations(a, b, c, alpha, beta, trans_a, trans_b, opset) -> list[Vio
 
 
 # dtypes.name_of costs ~8 us per call; numpy dtypes are hashable and few
-_name_of = functools.lru_cache(maxsize=64)(dtypes.name_of)
 
 
 @functools.lru_cache(maxsize=512)
@@ -452,7 +451,7 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
                             f"{type(value).__name__}")
     flags = [int(f) if type(f) in (bool, np.bool_) else f for f in (trans_a, trans_b)]
     raise_if_any(_array_violations(a, b, c, alpha, beta, flags[0], flags[1], opset))
-    name = _name_of(a.dtype)
+    name = dtypes.name_of(a.dtype)
     out_dtype = dtypes.numpy_dtype(name)
     ap = a.T if flags[0] else a
     bp = b.T if flags[1] else b
