@@ -8,23 +8,14 @@ default thread pools (all cores); the exact kernel runs on one core.
 """
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
 import sonnx
 
+from timing import best_of_rounds, median_time
 
-def _median_time(fn, reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def _ort_session(n: int):
@@ -57,7 +48,7 @@ def main() -> None:
         rounds = {k: [] for k in fns}
         for _ in range(5):
             for k, f in fns.items():
-                rounds[k].append(_median_time(f, reps.get(k, 50 if n >= 512 else 200)))
+                rounds[k].append(median_time(f, reps.get(k, 50 if n >= 512 else 200)))
         t = {k: min(v) for k, v in rounds.items()}
         ms = {k: f"{v * 1e3:.3f}ms" for k, v in t.items()}
         print(f"{n:>5} {ms['matmul']:>10} {ms['exact']:>10} {t['exact'] / t['matmul']:>9.1f}"

@@ -6,23 +6,14 @@ the machine's state fairly.
 """
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
 import sonnx
 
+from timing import best_of_rounds
 
-def _median_time(fn, reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def _ort_session(n: int):
@@ -46,13 +37,7 @@ def main() -> None:
         reps = 30 if n < (1 << 24) else 10
         fns = {"sonnx": lambda: sonnx.mul(a, b), "numpy": lambda: np.multiply(a, b),
                "ort": lambda: sess.run(None, {"A": a, "B": b})}
-        for f in fns.values():  # warm up: page faults of the first allocation are not the kernel
-            f()
-        rounds = {k: [] for k in fns}
-        for _ in range(5):
-            for k, f in fns.items():
-                rounds[k].append(_median_time(f, reps))
-        t = {k: min(v) for k, v in rounds.items()}
+        t = best_of_rounds(fns, reps)
         print(f"{n:>10} {t['sonnx']*1e3:>9.3f}ms {t['numpy']*1e3:>10.3f}ms {t['sonnx']/t['numpy']:>7.3f}"
               f" {t['ort']*1e3:>10.3f}ms {t['sonnx']/t['ort']:>7.3f}")
 
