@@ -22,6 +22,16 @@ module M
   (* req: GEMM-R2 *)
   let rec lemma induct (n: int) requires { n >= 0 } variant { n }
   = if n > 0 then induct (n - 1)
+
+  (* req: GEMM-R7 *)
+  let rec ghost function dot (n: int) : int variant { n }
+  = if n <= 0 then 0 else dot (n - 1)
+
+  val ghost function vgf (x: int) : int
+
+  let ghost predicate gp (x: int) = x > 0
+
+  val constant k : int
 end
 """
 
@@ -40,6 +50,43 @@ def test_goal_with_ids(tmp_path):
     assert goals["annotated"]["requirements"] == ["MUL-R1", "MUL-R4"]
     assert goals["annotated"]["module"] == "M"
     assert goals["induct"]["req"] == ["GEMM-R2"]
+
+
+def test_keyword_combinations(tmp_path):
+    """`let rec ghost function dot` is a declaration named dot (not `function`); any run of
+    let/rec/ghost/lemma/function/predicate/val/constant comes before the name."""
+    goals = _fixture(tmp_path)
+    assert "function" not in goals and "ghost" not in goals and "rec" not in goals
+    assert goals["dot"]["req"] == ["GEMM-R7"]
+    assert goals["dot"]["kind"] == "let rec ghost function"
+    assert goals["vgf"]["kind"] == "val ghost function"
+    assert not goals["vgf"].get("assumption")        # no ensures: nothing assumed
+    assert goals["gp"]["kind"] == "let ghost predicate"
+    assert goals["k"]["kind"] == "val constant"
+    assert goals["induct"]["kind"] == "let rec lemma"
+
+
+def test_repository_gemm_dot():
+    goals = proofs.parse_goals(REPO / "proofs" / "gemm.mlw")
+    names = {g["name"] for g in goals}
+    assert "function" not in names and "dot" in names
+
+
+def test_why3_json_stream():
+    """`why3 prove --json` output (a stream of objects) is read VC by VC; VCs sharing a
+    location and explanation are numbered; stray text is an error, not a lost VC."""
+    rec = ('{"prover-result": {"answer": "%s", "time": 0.5}, "term": {"explanations": '
+           '["assertion"], "goal_name": "main\'vc", "loc": {"filename": "f.py", "line": 3, '
+           '"start-char": 4, "end-char": 9}}}\n')
+    out = proofs.parse_why3_json(rec % "Valid" + rec % "Out of\\nmemory")
+    assert [r["answer"] for r in out] == ["Valid", "Out of memory"]
+    keyed = proofs._keyed(out)
+    assert set(keyed) == {(3, 4, 9, "assertion", 1), (3, 4, 9, "assertion", 2)}
+    import pytest
+    with pytest.raises(proofs.Why3OutputError):
+        proofs.parse_why3_json(rec % "Valid" + "File f.py, line 3: Valid\n")
+    with pytest.raises(proofs.Why3OutputError):
+        proofs.parse_why3_json('{"term": {}}')
 
 
 def test_goal_without_ids(tmp_path):

@@ -1,10 +1,26 @@
 # Integer loops of the Mul kernel, in the subset of Python that Why3 1.5.1 verifies.
 #
-# Proved with:  why3 -C proofs/why3.conf prove -P z3 -a split_vc src/sonnx/ops/intloops.py
-# (tools/prove does it and records the results in build/evidence/proofs.json).
-# The `#@` comments are the Why3 contracts; CPython ignores them and runs this file
-# unchanged. Integers are unbounded in both, so "widen, multiply exactly, reduce
-# with %" is literally what runs. No float literals, no imports: the subset has neither.
+# Proved with:  why3 -C proofs/why3.conf prove -P cvc5 -a split_vc src/sonnx/ops/intloops.py
+# (tools/prove does it, with z3 and z3noauto as fall-backs, records every VC in
+# build/evidence/proofs.json and fails when one is not proved).
+# The `#@` comments are the Why3 contracts and ghost statements; CPython ignores them and
+# runs this file unchanged. Integers are unbounded in both, so "widen, multiply exactly,
+# reduce with %" is literally what runs. No float literals, no imports: the subset has neither.
+#
+# Proof structure (what made every VC go through, see proofs/README.md):
+# - the modulus is computed once (`pow2`) and passed down as `m` (and `h = m / 2`), so the
+#   reduction helpers never see `pow`;
+# - `wrap_unsigned` proves "x % m - x is a multiple of m" by explicit steps (the quotient,
+#   then the multiple of m, then its remainder); `wrap_signed` reuses it on x + h;
+# - the loop of `mul_wrap` states its per-element facts through the predicates `cong`,
+#   `in_u`, `in_s` (opaque to the provers' arithmetic until needed) and asserts them for
+#   the new element before and after the list update.
+
+#@ predicate cong(r: int, x: int, m: int) = (r - x) % m == 0
+
+#@ predicate in_u(r: int, m: int) = 0 <= r < m
+
+#@ predicate in_s(r: int, h: int) = -h <= r < h
 
 
 def pow2(bits: int) -> int:
@@ -21,6 +37,29 @@ def pow2(bits: int) -> int:
     return m
 
 
+def wrap_unsigned(x: int, m: int) -> int:
+    # The representative of x modulo m in [0, m).
+    #@ requires m > 0
+    #@ ensures 0 <= result < m
+    #@ ensures (result - x) % m == 0
+    #@ assert x == m * (x // m) + x % m
+    #@ assert x % m - x == (0 - x // m) * m
+    #@ assert ((0 - x // m) * m) // m == 0 - x // m
+    #@ assert ((0 - x // m) * m) % m == 0
+    return x % m
+
+
+def wrap_signed(x: int, m: int, h: int) -> int:
+    # The representative of x modulo m = 2h in [-h, h).
+    #@ requires h > 0 and m == 2 * h
+    #@ ensures -h <= result < h
+    #@ ensures (result - x) % m == 0
+    r = wrap_unsigned(x + h, m)
+    #@ assert (r - (x + h)) % m == 0
+    #@ assert r - h - x == r - (x + h)
+    return r - h
+
+
 # req: MUL-R3
 def wrap(x: int, bits: int, signed: bool) -> int:
     #@ requires bits >= 1
@@ -31,11 +70,8 @@ def wrap(x: int, bits: int, signed: bool) -> int:
     if signed:
         h = pow2(bits - 1)
         #@ assert m == 2 * h
-        r = (x + h) % m
-        #@ assert 0 <= r < m
-        #@ assert (r - h - x) % m == 0
-        return r - h
-    return x % m
+        return wrap_signed(x, m, h)
+    return wrap_unsigned(x, m)
 
 
 # req: MUL-R3
@@ -46,15 +82,28 @@ def mul_wrap(a: list[int], b: list[int], bits: int, signed: bool) -> list[int]:
     #@ ensures forall i. 0 <= i < len(a) -> (signed or (0 <= result[i] < pow(2, bits)))
     #@ ensures forall i. 0 <= i < len(a) -> (not signed or (-pow(2, bits - 1) <= result[i] < pow(2, bits - 1)))
     #@ ensures forall i. 0 <= i < len(a) -> (result[i] - a[i] * b[i]) % pow(2, bits) == 0
+    m = pow2(bits)
+    h = pow2(bits - 1)
+    #@ assert m == 2 * h
     c = [0] * len(a)
     i = 0
     while i < len(a):
         #@ variant len(a) - i
         #@ invariant 0 <= i <= len(a) and len(c) == len(a)
-        #@ invariant forall j. 0 <= j < i -> (signed or (0 <= c[j] < pow(2, bits)))
-        #@ invariant forall j. 0 <= j < i -> (not signed or (-pow(2, bits - 1) <= c[j] < pow(2, bits - 1)))
-        #@ invariant forall j. 0 <= j < i -> (c[j] - a[j] * b[j]) % pow(2, bits) == 0
-        w = wrap(a[i] * b[i], bits, signed)
+        #@ invariant forall j. 0 <= j < i -> (signed or in_u(c[j], m))
+        #@ invariant forall j. 0 <= j < i -> (not signed or in_s(c[j], h))
+        #@ invariant forall j. 0 <= j < i -> cong(c[j], a[j] * b[j], m)
+        p = a[i] * b[i]
+        w = 0
+        if signed:
+            w = wrap_signed(p, m, h)
+        else:
+            w = wrap_unsigned(p, m)
+        #@ assert cong(w, p, m)
+        #@ assert signed or in_u(w, m)
+        #@ assert not signed or in_s(w, h)
         c[i] = w
+        #@ assert c[i] == w
+        #@ assert cong(c[i], a[i] * b[i], m)
         i = i + 1
     return c

@@ -6,7 +6,8 @@ Conventions (see proofs/README.md):
   function) names the requirements that declaration verifies or implements;
 - sessions live in ``proofs/<stem>/why3session.xml`` beside ``proofs/<stem>.mlw``;
 - Python files proved through Why3's Python front-end are listed in PY_FILES and proved
-  with ``why3 prove`` (Why3 1.5.1 sessions cannot be built for them without the IDE).
+  with ``why3 prove --json -a split_vc`` (Why3 1.5.1 sessions cannot be built for them
+  without the IDE): every VC is one record in the summary and gates like a session goal.
 
 Used by tools/prove (``python -m sonnx.trace.proofs summary``) and by the trace tool.
 """
@@ -19,7 +20,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-MLW_FILES = ["proofs/tensor.mlw", "proofs/mul.mlw"]
+MLW_FILES = ["proofs/tensor.mlw", "proofs/mul.mlw", "proofs/gemm.mlw"]
 PY_FILES = ["src/sonnx/ops/intloops.py"]
 PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.conf
     "z3": ("Z3", "5.4.0", "pip"),
@@ -28,11 +29,14 @@ PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.con
 }
 REQ_RE = re.compile(r"\(\*\s*req:\s*((?:(?:MUL|GEMM|PROF)-R\d+\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
 ID_RE = re.compile(r"(?:MUL|GEMM|PROF)-R\d+")
+# A declaration: any sequence of the keywords let/rec/ghost/lemma/function/predicate/val/
+# constant (e.g. `let rec ghost function dot`, `val ghost function f`, `let lemma l`), or
+# goal/axiom, then the name. The name is the first word that is not such a keyword.
+DECL_KEYWORDS = ("let", "rec", "ghost", "lemma", "function", "predicate", "val", "constant")
 DECL_RE = re.compile(
-    r"^\s*(?:let\s+rec\s+lemma|let\s+lemma|let\s+rec\s+ghost|let\s+ghost\s+function|"
-    r"let\s+ghost\s+predicate|let\s+rec\s+function|let\s+function|let\s+predicate|"
-    r"let\s+rec|let\s+ghost|let|lemma|goal|predicate|function|axiom|val\s+function|"
-    r"val\s+predicate|val\s+ghost|val\s+constant|val)\s+([A-Za-z_][\w']*)"
+    r"^\s*(?:(?:goal|axiom)|(?:(?:let|rec|ghost|lemma|function|predicate|val|constant)\b\s*)+)"
+    r"\s+(?!(?:let|rec|ghost|lemma|function|predicate|val|constant|goal|axiom)\b)"
+    r"([A-Za-z_][\w']*)"
 )
 MODULE_RE = re.compile(r"^\s*(?:module|theory)\s+(\w+)")
 HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -55,10 +59,10 @@ def parse_goals(mlw_path) -> list[dict]:
         d = DECL_RE.match(line)
         if not d or line.lstrip().startswith("(*"):
             continue
-        head = line.split()[0:3]
-        kind = " ".join(w for w in head if w in ("let", "rec", "lemma", "goal", "predicate",
-                                                   "function", "axiom", "val", "ghost",
-                                                   "constant"))
+        words = line.split()
+        kind = " ".join(words[:next(i for i, w in enumerate(words)
+                                    if w not in DECL_KEYWORDS + ("goal", "axiom")
+                                    or (i and w in ("goal", "axiom")))])
         ids = _preceding_req(lines, n)
         entry = {"module": module, "kind": kind, "name": d.group(1), "goal": d.group(1),
                  "line": n + 1, "req": ids, "requirements": ids}
@@ -162,11 +166,14 @@ def summary(repo_root, replay: dict | None = None, py_results: list | None = Non
                             "req": d.get("req", []), "prover": ",".join(g["provers"]),
                             "result": result, "time": g["time"]})
     py = list(py_results or [])
+    # Python front-end VCs gate like session goals (one record per VC, goal = function)
+    for r in py:
+        ok &= r["result"] == "valid"
+    records += py
     return {"ok": bool(ok), "goals": records, "assumptions": assumptions,
             "replay": replay or {},
-            # Python front-end VCs are reported, not gating: see proofs/README.md
             "python_frontend": {"vcs": py, "proved": sum(r["result"] == "valid" for r in py),
-                                "total": len(py)}}
+                                "total": len(py), "gating": True}}
 
 
 def session_statuses(repo_root) -> list[dict]:
@@ -195,36 +202,112 @@ def session_statuses(repo_root) -> list[dict]:
 
 # --- Python front-end -------------------------------------------------------------
 
-def prove_py(repo_root, rel, provers=("z3", "cvc5"), timelimit=10) -> list[dict]:
-    """Prove a Python-subset file with ``why3 prove -a split_vc``, once per prover; a VC
-    counts as proved when one prover proves it. One record per VC (file line, kind)."""
+PY_PROVERS = ("cvc5", "z3", "z3noauto")  # tried in this order, each on what is still open
+PY_TIMELIMIT = 20                          # seconds per VC and prover
+
+
+class Why3OutputError(ValueError):
+    """`why3 prove --json` printed something that is not a well-formed goal record."""
+
+
+def parse_why3_json(stdout: str) -> list[dict]:
+    """The goal records of ``why3 prove --json`` (Why3 1.5.1 prints one JSON object per VC,
+    a stream, not an array), in output order: line, chars, explanation, answer, time.
+
+    Raises Why3OutputError on anything that is not such an object (stray text, a record
+    without location or answer), so that no VC can be silently lost."""
+    dec, i, out = json.JSONDecoder(), 0, []
+    while True:
+        while i < len(stdout) and stdout[i].isspace():
+            i += 1
+        if i >= len(stdout):
+            return out
+        try:
+            o, i = dec.raw_decode(stdout, i)
+        except json.JSONDecodeError as e:
+            raise Why3OutputError(f"unreadable why3 output at char {i}: {stdout[i:i + 80]!r}") from e
+        try:
+            loc, res = o["term"]["loc"], o["prover-result"]
+            rec = {"line": int(loc["line"]), "c0": int(loc["start-char"]),
+                   "c1": int(loc["end-char"]),
+                   "expl": "; ".join(o["term"].get("explanations") or []) or o["term"]["goal_name"],
+                   "answer": " ".join(str(res["answer"]).split()), "time": float(res["time"])}
+        except (KeyError, TypeError, ValueError) as e:
+            raise Why3OutputError(f"why3 goal record without {e}: {json.dumps(o)[:200]}") from e
+        out.append(rec)
+
+
+def _keyed(recs: list[dict]) -> dict[tuple, dict]:
+    """Records keyed by (line, c0, c1, explanation, n): n numbers VCs that share a location
+    and explanation (e.g. one invariant preserved along both branches of an `if`), in
+    output order, which is the order of split_vc and does not depend on the prover."""
+    seen: dict[tuple, int] = {}
+    out = {}
+    for r in recs:
+        k = (r["line"], r["c0"], r["c1"], r["expl"])
+        seen[k] = seen.get(k, 0) + 1
+        out[k + (seen[k],)] = r
+    return out
+
+
+def _run_py(root, rel, prover, timelimit, lines=None):
+    """One ``why3 prove --json`` run; returns (records keyed by _keyed, error or None)."""
+    cmd = ["why3", "-C", "proofs/why3.conf", "prove", "--json", "-P", prover,
+           "-t", str(timelimit), "-a", "split_vc"]
+    for line in sorted(lines or ()):
+        cmd += ["-g", f"{rel}:{line}"]
+    p = subprocess.run(cmd + [rel], cwd=root, capture_output=True, text=True)
+    try:
+        recs = _keyed(parse_why3_json(p.stdout))
+    except Why3OutputError as e:
+        return {}, f"{prover}: {e}"
+    all_valid = all(r["answer"] == "Valid" for r in recs.values())
+    # why3 prove: 0 = every goal valid, 2 = some goal not valid, anything else = an error
+    if p.returncode not in (0, 2) or (p.returncode == 0) != all_valid or not recs:
+        err = (p.stderr.strip().splitlines() or [""])[-1]
+        return recs, f"{prover}: rc={p.returncode}, {len(recs)} VCs, {err}"
+    return recs, None
+
+
+def prove_py(repo_root, rel, provers=PY_PROVERS, timelimit=PY_TIMELIMIT) -> list[dict]:
+    """Prove a Python-subset file with ``why3 prove --json -a split_vc``: the first prover
+    on every VC, each further prover only on the lines that still have an unproved VC.
+    One record per VC (function, explanation, line:chars), valid when one prover proves
+    it; plus a ``failed`` record when why3's output cannot be fully accounted for."""
     root = Path(repo_root)
     reqs = parse_py(root / rel)
-    vcs: dict[tuple, dict] = {}
-    failure = None
-    for prover in provers:
-        cmd = ["why3", "-C", "proofs/why3.conf", "prove", "-P", prover, "-t", str(timelimit),
-               "-a", "split_vc", rel]
-        p = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
-        if p.returncode != 0:
-            failure = f"{prover}: rc={p.returncode} " + (p.stderr.strip().splitlines() or [""])[-1]
-        pat = (r'File "[^"]*", line (\d+), characters (\d+)-(\d+):\n(?:Sub-goal (.*?) of )?'
-               r'[Gg]oal (\S+)\.\nProver result is: (\w+)[^(\n]*\(([\d.]+)s')
-        for m in re.finditer(pat, p.stdout):
-            line, c0, c1, kind, goal, status, t = m.groups()
-            rec = vcs.setdefault((int(line), c0, c1, kind or goal),
-                                 {"valid": False, "prover": "", "time": 0.0})
-            if status == "Valid" and not rec["valid"]:
-                rec.update(valid=True, prover=prover, time=float(t))
+    vcs, errors = {}, []
+    for n, prover in enumerate(provers):
+        open_lines = {k[0] for k, v in vcs.items() if not v["valid"]}
+        if n and not open_lines:
+            break
+        recs, err = _run_py(root, rel, prover, timelimit, open_lines if n else None)
+        if err:
+            errors.append(err)
+        if n == 0:
+            for k in recs:
+                vcs[k] = {"valid": False, "prover": "", "time": 0.0, "attempts": {}}
+        elif set(recs) != {k for k in vcs if k[0] in open_lines}:
+            errors.append(f"{prover}: the VCs of lines {sorted(open_lines)} differ from the first run")
+        for k, r in recs.items():
+            v = vcs.get(k)
+            if v is None:
+                continue
+            v["attempts"][prover] = f'{r["answer"]} ({r["time"]}s)'
+            if r["answer"] == "Valid" and not v["valid"]:
+                v.update(valid=True, prover=prover, time=r["time"])
     out = []
-    for (line, c0, c1, kind), r in sorted(vcs.items()):
+    for (line, c0, c1, expl, nth), v in sorted(vcs.items()):
         fn = _py_function_at(root / rel, line)
-        out.append({"file": rel, "theory": "python", "goal": f"{fn}: {kind} (line {line}:{c0})",
-                    "req": reqs.get(fn, []), "prover": r["prover"],
-                    "result": "valid" if r["valid"] else "not proved", "time": r["time"]})
-    if failure or not out:
-        out.append({"file": rel, "theory": "python", "goal": "(why3 prove)", "req": [],
-                    "prover": ",".join(provers), "result": f"failed {failure}", "time": 0})
+        vc = f"{expl} (line {line}:{c0}-{c1}{f', #{nth}' if nth > 1 else ''})"
+        out.append({"file": rel, "theory": "python", "goal": fn, "vc": vc,
+                    "req": reqs.get(fn, []), "prover": v["prover"],
+                    "result": "valid" if v["valid"] else "not proved", "time": v["time"],
+                    "attempts": v["attempts"]})
+    if errors or not out:
+        out.append({"file": rel, "theory": "python", "goal": "(why3 prove)", "vc": "", "req": [],
+                    "prover": ",".join(provers), "result": "failed: " + "; ".join(errors or ["no VC"]),
+                    "time": 0})
     return out
 
 
@@ -323,16 +406,24 @@ def _replay(root, sess, force):
 
 
 def table(s: dict) -> str:
-    rows = [f'{"file":18} {"theory":22} {"goal":34} {"req":18} {"prover":14} {"result":12} time']
+    rows = [f'{"file":18} {"theory":16} {"goal":40} {"req":18} {"prover":14} {"result":12} time']
     for g in s["goals"]:
-        rows.append(f'{g["file"][-18:]:18} {g["theory"][:22]:22} {g["goal"][:34]:34} '
+        goal = f'{g["goal"]}: {g["vc"]}' if g.get("vc") else g["goal"]
+        rows.append(f'{g["file"][-18:]:18} {g["theory"][:16]:16} {goal[:40]:40} '
                     f'{",".join(g["req"])[:18]:18} {g["prover"][:14]:14} {g["result"][:12]:12} {g["time"]}')
-    n_ok = sum(g["result"] == "valid" for g in s["goals"])
-    py = s.get("python_frontend", {})
-    for g in py.get("vcs", []):
+    for g in s["goals"]:
         if g["result"] != "valid":
-            rows.append(f'  python front-end, NOT PROVED (not gating): {g["file"]} {g["goal"]}')
-    rows.append(f'python front-end: {py.get("proved", 0)}/{py.get("total", 0)} VCs proved')
+            goal = f'{g["goal"]}: {g["vc"]}' if g.get("vc") else g["goal"]
+            rows.append(f'NOT PROVED: {g["file"]} {g["theory"]} {goal} -- {g["result"]} '
+                        + " ".join(f"[{p}: {a}]" for p, a in (g.get("attempts") or {}).items()))
+    files: dict[str, list] = {}
+    for g in s["goals"]:
+        files.setdefault(g["file"], []).append(g)
+    for f, gs in files.items():
+        n = sum(g["result"] == "valid" for g in gs)
+        rows.append(f'{f}: {n}/{len(gs)} {"VCs" if f.endswith(".py") else "goals"} proved, '
+                    f'{round(sum(float(g["time"] or 0) for g in gs), 2)} s prover time')
+    n_ok = sum(g["result"] == "valid" for g in s["goals"])
     rows.append(f'{n_ok}/{len(s["goals"])} goals valid; assumptions beyond the stdlib: '
                 + (", ".join(f'{a["module"]}.{a["name"]}' for a in s["assumptions"]) or "none"))
     return "\n".join(rows)
