@@ -33,3 +33,15 @@ def test_against_numpy_edges(dt, bits, signed):
     with np.errstate(over="ignore"):
         expect = (np.array(a, dtype=dt) * np.array(b, dtype=dt)).tolist()
     assert mul_wrap(a, b, bits, signed) == expect
+
+
+@pytest.mark.req("MUL-R3")
+@pytest.mark.parametrize("bits", [1, 8, 16, 32, 64])
+def test_helpers_agree_with_wrap(bits):
+    """wrap_unsigned / wrap_signed (modulus passed in) give what wrap(x, bits, signed) gives."""
+    from sonnx.ops.intloops import pow2, wrap_signed, wrap_unsigned
+    m, h = pow2(bits), pow2(bits - 1)
+    assert m == 2**bits and h == 2**(bits - 1)
+    for x in (-(m * 3) - 1, -m, -h - 1, -h, -1, 0, 1, h - 1, h, m - 1, m, m * 5 + 7):
+        assert wrap_unsigned(x, m) == wrap(x, bits, False) == x % m
+        assert wrap_signed(x, m, h) == wrap(x, bits, True) == (x + h) % m - h
