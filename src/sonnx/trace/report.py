@@ -90,6 +90,7 @@ h1{font-size:1.5rem;margin-bottom:.2rem}.sub{color:#555;margin-top:0}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{border-bottom:1px solid #dde;padding:.45rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f4f8;position:sticky;top:0}
+td:first-child{white-space:nowrap}
 .state{font-weight:600;border-radius:4px;padding:.1rem .45rem;white-space:nowrap}
 .ok{background:#dcf5e3;color:#0d6b2c}.suspect{background:#fff0cc;color:#8a5a00}
 .defect{background:#fde0e0;color:#9b1c1c}
