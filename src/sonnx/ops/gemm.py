@@ -19,7 +19,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import shape_violations
 from . import floats, intloops
-from .signature import TensorSig, sig_of_array
+from .signature import TensorSig, dense_and_typed, sig_of_array
 from .tensor import TensorValue, size
 
 OP = "Gemm"
@@ -32,6 +32,14 @@ def _is_float32_value(x: object) -> bool:
         return False
     v = float(x)
     return v != v or float(np.float32(v)) == v
+
+
+def _type_hint(elem: str) -> str:
+    if elem == "bfloat16":
+        return "; bfloat16 needs Gemm-13: import opset 13 or later"
+    if elem in ("int32", "int64", "uint32", "uint64"):
+        return "; integer Gemm needs Gemm-9: import opset 9 or later"
+    return ""
 
 
 def _bias_fix(c_shape: tuple, m: int, n: int) -> str:
@@ -57,35 +65,10 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
         return [Violation("GEMM-R3", f"opset {opset} has no Gemm; import opset 1 or later")]
     inputs = [("A", a), ("B", b)] + ([("C", c)] if c is not None else [])
 
-    # GEMM-R2: dense tensors only
-    for what, t in inputs:
-        if t.sparse:
-            found.append(Violation("GEMM-R2", f"Gemm input {what} is sparse; the profile accepts dense "
-                                              "tensors only: densify it before the model (e.g. x.toarray())"))
-
-    # GEMM-R3: one element type from the version's type set
+    # GEMM-R2 (dense) and GEMM-R3 (one element type of the version's type set)
+    found.extend(dense_and_typed(OP, version, inputs, dense_rule="GEMM-R2", type_rule="GEMM-R3",
+                                 hint=_type_hint))
     allowed = dtypes.type_set(OP, version)
-    for what, t in inputs:
-        if t.sparse:
-            continue
-        if t.elem_type is None:
-            found.append(Violation("GEMM-R3", f"Gemm input {what} has an unknown element type; "
-                                              "declare one of: " + ", ".join(sorted(allowed))))
-        elif t.elem_type not in allowed:
-            hint = ""
-            if t.elem_type == "bfloat16":
-                hint = "; bfloat16 needs Gemm-13: import opset 13 or later"
-            elif t.elem_type in ("int32", "int64", "uint32", "uint64"):
-                hint = "; integer Gemm needs Gemm-9: import opset 9 or later"
-            found.append(Violation("GEMM-R3", f"Gemm-{version} input {what} has element type {t.elem_type}, "
-                                              f"not in the type set of Gemm-{version} "
-                                              f"({', '.join(sorted(allowed))}){hint}"))
-    kinds = {t.elem_type for _, t in inputs if t.elem_type in allowed}
-    if len(kinds) > 1:
-        listed = ", ".join(f"{what}: {t.elem_type}" for what, t in inputs if t.elem_type in allowed)
-        found.append(Violation("GEMM-R3", f"Gemm inputs have different element types ({listed}); the "
-                                          "profile never casts implicitly: convert the inputs explicitly "
-                                          "(Cast node, or .astype) to one type first"))
 
     # GEMM-R5: attributes and required inputs per version
     for name, value in (("transA", trans_a), ("transB", trans_b)):

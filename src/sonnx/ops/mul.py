@@ -17,7 +17,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import shape_violations
 from . import floats, intloops
-from .signature import TensorSig, sig_of_array
+from .signature import TensorSig, dense_and_typed, sig_of_array
 from .tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 
 OP = "Mul"
@@ -42,25 +42,9 @@ def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST,
     if version is None:
         return [Violation("MUL-R3", f"opset {opset} has no Mul; import opset 1 or later")]
 
-    for what, t in (("A", a), ("B", b)):
-        if t.sparse:
-            found.append(Violation("MUL-R2", f"Mul input {what} is sparse; the profile accepts dense "
-                                             "tensors only: densify it before the model (e.g. x.toarray())"))
-    allowed = dtypes.type_set(OP, version)
-    for what, t in (("A", a), ("B", b)):
-        if t.sparse:
-            continue
-        if t.elem_type is None:
-            found.append(Violation("MUL-R3", f"Mul input {what} has an unknown element type; "
-                                             "declare one of: " + ", ".join(sorted(allowed))))
-        elif t.elem_type not in allowed:
-            found.append(Violation("MUL-R3", f"Mul-{version} input {what} has element type {t.elem_type}, "
-                                             f"not a numeric type of Mul-{version} "
-                                             f"({', '.join(sorted(allowed))})"))
-    if (a.elem_type in allowed and b.elem_type in allowed and a.elem_type != b.elem_type):
-        found.append(Violation("MUL-R3", f"Mul inputs have different element types ({a.elem_type} and "
-                                         f"{b.elem_type}); the profile never casts implicitly: convert "
-                                         "one input explicitly (Cast node, or .astype) first"))
+    # MUL-R2 (dense) and MUL-R3 (one element type of the version's type set)
+    found.extend(dense_and_typed(OP, version, [("A", a), ("B", b)], dense_rule="MUL-R2",
+                                 type_rule="MUL-R3"))
 
     if broadcast not in (None, 0):
         found.append(Violation("MUL-R4", f"Mul-{version} has broadcast={broadcast}; the profile forbids "

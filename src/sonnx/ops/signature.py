@@ -9,7 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from typing import Callable
+
 from .. import dtypes
+from ..errors import Violation
 from ..profile import Dim
 
 
@@ -40,3 +43,31 @@ def sig_of_array(x: object, op: str, what: str) -> TensorSig:
         raise TypeError(f"sonnx.{op}: {what} must be a numpy.ndarray, got {type(x).__name__}; "
                         f"wrap it with numpy.asarray(x, dtype=...) choosing the element type explicitly")
     return TensorSig(shape=tuple(int(d) for d in x.shape), elem_type=dtypes.name_of(x.dtype))
+
+
+def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], *, dense_rule: str,
+                    type_rule: str, hint: Callable[[str], str] = lambda elem: "") -> list[Violation]:
+    """The two rules every profile operator shares, under its own requirement IDs: inputs are
+    dense (``dense_rule``), and all share one element type from the version's type set
+    (``type_rule``); ``hint`` adds an operator-specific way out for a refused type."""
+    found = [Violation(dense_rule, f"{op} input {what} is sparse; the profile accepts dense tensors "
+                                   "only: densify it before the model (e.g. x.toarray())")
+             for what, t in inputs if t.sparse]
+    allowed = dtypes.type_set(op, version)
+    for what, t in inputs:
+        if t.sparse:
+            continue
+        if t.elem_type is None:
+            found.append(Violation(type_rule, f"{op} input {what} has an unknown element type; "
+                                              "declare one of: " + ", ".join(sorted(allowed))))
+        elif t.elem_type not in allowed:
+            found.append(Violation(type_rule, f"{op}-{version} input {what} has element type {t.elem_type}, "
+                                              f"not in the type set of {op}-{version} "
+                                              f"({', '.join(sorted(allowed))}){hint(t.elem_type)}"))
+    typed = [(what, t.elem_type) for what, t in inputs if t.elem_type in allowed]
+    if len({elem for _, elem in typed}) > 1:
+        listed = ", ".join(f"{what}: {elem}" for what, elem in typed)
+        found.append(Violation(type_rule, f"{op} inputs have different element types ({listed}); the "
+                                          "profile never casts implicitly: convert the inputs explicitly "
+                                          "(Cast node, or .astype) to one type first"))
+    return found
