@@ -271,3 +271,13 @@ def test_real_tree_has_no_structural_defect(tmp_path):
     # and the set-aside defects are exactly what the absent files explain
     for d in m.defects:
         assert d.kind in ("not run", "uncovered")
+
+
+def test_json_fields_are_the_documented_ones(tree):
+    root, _ = tree
+    accept_all(root)
+    data = json.loads(report.to_json(build(root)))
+    doc = (ROOT / "spec" / "trace-json-schema.md").read_text()
+    assert set(data) == {"schema", "inputs", "requirements", "orphans", "summary"}
+    for key in data["requirements"][0]:
+        assert f"`{key}`" in doc, key
