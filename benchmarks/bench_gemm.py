@@ -3,10 +3,13 @@
 Not a test: it prints figures. float32, square M = K = N, no C, alpha = beta = 1 (so the ratios
 measure the product itself). Each ratio compares runs made in this process on the same inputs;
 the time of each side is the median of several repetitions, interleaved to share the machine's
-state fairly, and the best of five such rounds is kept. numpy.matmul and onnxruntime use their
-default thread pools (all cores); the exact kernel runs on one core.
+state fairly (each after a pause that lets the other kernels' threads go idle), and the best
+of five such rounds is kept. numpy.matmul and onnxruntime use their
+default thread pools (all cores); so does the exact kernel (numba prange over row blocks).
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import onnxruntime as ort
@@ -14,8 +17,13 @@ from onnx import TensorProto, helper
 
 import sonnx
 
-from timing import best_of_rounds, median_time
+from timing import median_time
 
+# OpenBLAS's idle threads spin for about 0.1 s after a matmul, numba's OpenMP workers after a
+# parallel loop: whichever kernel ran just before takes the cores from the next one (measured:
+# the exact kernel at 512^3 took 7.1 ms right after a matmul, 4.7 ms on quiet cores). Each
+# measurement therefore starts after a pause, so that every kernel starts on quiet cores.
+SETTLE_S = 0.3
 
 
 def _ort_session(n: int):
@@ -42,12 +50,13 @@ def main() -> None:
         fns = {"matmul": lambda: np.matmul(a, b), "exact": lambda: sonnx.gemm(a, b),
                "fast": lambda: sonnx.gemm(a, b, mode="fast"),
                "ort": lambda: sess.run(None, {"A": a, "B": b})}
-        reps = {"exact": 3 if n >= 512 else 10}
+        reps = {"exact": 10 if n >= 512 else 50}
         for f in fns.values():  # warm up: thread pools and first allocations are not the kernel
             f()
         rounds = {k: [] for k in fns}
         for _ in range(5):
             for k, f in fns.items():
+                time.sleep(SETTLE_S)
                 rounds[k].append(median_time(f, reps.get(k, 50 if n >= 512 else 200)))
         t = {k: min(v) for k, v in rounds.items()}
         ms = {k: f"{v * 1e3:.3f}ms" for k, v in t.items()}

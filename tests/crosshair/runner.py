@@ -141,6 +141,10 @@ def run(kind: str, name: str) -> dict:
 
 def main(argv: list[str]) -> int:
     kind, name = argv
+    # The exact Gemm kernel is compiled by numba (or loaded from its disk cache) on first use;
+    # that touches files, which the audit wall forbids once engaged: do it before.
+    from sonnx.ops import gemm_fold
+    gemm_fold._compiled()
     engage_auditwall()
     print(json.dumps(run(kind, name)), flush=True)
     return 0

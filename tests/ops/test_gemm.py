@@ -346,6 +346,63 @@ def test_exact_mode_order_and_no_fma_witnesses():
     assert not np.signbit(sonnx.gemm(a, b, np.array([[-0.0]], f))[0, 0])
 
 
+@pytest.mark.req("GEMM-R7")
+@pytest.mark.parametrize("dt, u", [(np.float32, 2.0**-23), (np.float64, 2.0**-52)])
+def test_no_fma_in_any_lane_or_row_block(dt, u):
+    """The compiled fold handles rows four at a time and j in SIMD lanes with a scalar tail:
+    the separate-rounding witness (an FMA would keep u^2 instead of 0) is placed in every row
+    and column of a 9 x 17 result, so that each code path of the kernel meets it."""
+    m, n = 9, 17
+    a = np.tile(np.array([-1.0, 1.0 + u], dt), (m, 1))
+    b = np.tile(np.array([[1.0 + 2 * u], [1.0 + u]], dt), (1, n))
+    assert float(dt(1.0 + u) * dt(1.0 + u)) == 1.0 + 2 * u      # the product rounds, the FMA would not
+    y = sonnx.gemm(a, b)
+    assert_same_bits(y, np.zeros((m, n), dt))
+    assert_same_bits(y, reference(a, b))
+
+
+@pytest.mark.req("GEMM-R7")
+def test_compiled_fold_has_no_fused_multiply_add():
+    """The machine code of the fold, for both accumulation types, holds no FMA instruction
+    (numba compiles without fast-math, so LLVM may not contract s + a * b)."""
+    from numba import njit
+
+    from sonnx.ops import gemm_fold
+    fold = njit(cache=False, **gemm_fold.JIT_OPTIONS)(gemm_fold.python_fold())
+    for dt in (np.float32, np.float64):
+        fold(np.ones((5, 3), dt), np.ones((3, 6), dt), np.empty((5, 6), dt))
+    assert len(fold.signatures) == 2
+    for sig in fold.signatures:
+        asm = fold.inspect_asm(sig).lower()
+        assert "mul" in asm and "add" in asm
+        assert not any(op in asm for op in ("vfmadd", "vfmsub", "vfnmadd", "vfnmsub")), sig
+
+
+@pytest.mark.req("GEMM-R7", "GEMM-R3")
+@pytest.mark.parametrize("name", FLOATS)
+def test_exact_equals_reference_larger_shapes(name):
+    """Shapes that give the compiled fold several row blocks, a partial block, vector loops and
+    their tails (33 x 20 x 19), with C and alpha/beta."""
+    rng = np.random.default_rng(33)
+    a, b, c = random_operands(rng, name, 33, 20, 19, False, True, True)
+    kw = dict(alpha=float(np.float32(0.75)), beta=-2.0, trans_b=True)
+    assert_same_bits(sonnx.gemm(a, b, c, **kw), reference(a, b, c, **kw))
+
+
+@pytest.mark.req("GEMM-R7")
+def test_exact_mode_same_bits_on_one_thread_and_all():
+    import numba
+    rng = np.random.default_rng(5)
+    a, b, c = random_operands(rng, "float", 67, 31, 45)
+    every = numba.get_num_threads()
+    y = sonnx.gemm(a, b, c)
+    numba.set_num_threads(1)
+    try:
+        assert_same_bits(sonnx.gemm(a, b, c), y)
+    finally:
+        numba.set_num_threads(every)
+
+
 @pytest.mark.req("GEMM-R7", "GEMM-R6")
 @pytest.mark.parametrize("name", INTS)
 def test_integer_wrap_around(name):

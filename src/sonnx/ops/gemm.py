@@ -2,8 +2,8 @@
 
 ``constraints`` is the only place where GEMM-R1..R6 are decided; the kernels and the model
 validator call it. GEMM-R7 (the result) is implemented by ``gemm_reference`` (plain Python
-loops, the concrete level of proofs/gemm.mlw), by the numpy exact kernel (bit-exact with the
-reference) and bounded for the fast kernel (BLAS).
+loops, the concrete level of proofs/gemm.mlw), by the exact kernel (the same fold compiled
+with numba, bit-exact with the reference) and bounded for the fast kernel (BLAS).
 Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import shape_violations
-from . import floats, intloops
+from . import floats, gemm_fold, intloops
 from .signature import TensorSig, dense_and_typed, sig_of_array
 from .tensor import TensorValue, size
 
@@ -317,10 +317,6 @@ def gemm_reference(a: TensorValue, b: TensorValue, c: TensorValue | None = None,
 
 # ---------------------------------------------------------------- numpy kernels
 MODES = ("exact", "fast")
-# accumulator tile of the exact kernel: about this many elements (acc + products stay in L2)
-_TILE_ELEMENTS = 1 << 16
-
-
 def _is_real_scalar(x: object) -> bool:
     return type(x) is float or (not isinstance(x, bool) and isinstance(x, numbers.Real))
 
@@ -332,38 +328,20 @@ def _unsigned(x: np.ndarray) -> np.ndarray:
 
 def _exact_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: float, beta: float,
                  acc: np.dtype) -> np.ndarray:
-    """GEMM-R7 exact mode for float T, vectorised over (i, j) with l sequential.
+    """GEMM-R7 exact mode for float T: the ascending fold (compiled, see gemm_fold.py), then
+    alpha * s + beta * C as separately rounded numpy operations in the accumulation type.
 
     ``ap`` is A' (M, K), ``bp`` is B' (K, N), both already in the accumulation type ``acc``.
-    Each step is one numpy multiply (rounded in acc) and one numpy add (rounded in acc);
-    numpy ufuncs never fuse them. Rows are processed in blocks so that the accumulator tile
-    and the product tile stay in cache.
     """
-    m, k = ap.shape
-    n = bp.shape[1]
-    at = np.ascontiguousarray(ap.T)            # column l of A' is the contiguous row at[l]
-    bp = np.ascontiguousarray(bp)
-    y = np.empty((m, n), dtype=acc)
-    bm = max(1, min(m, _TILE_ELEMENTS // n))
-    prod = np.empty((bm, n), dtype=acc)
-    al = acc.type(alpha)
-    be = acc.type(beta)
-    for i0 in range(0, m, bm):
-        i1 = min(m, i0 + bm)
-        s = y[i0:i1]
-        p = prod[: i1 - i0]
-        s[...] = 0                              # s = 0 (positive zero, as in the reference)
-        for l in range(k):
-            np.multiply(at[l, i0:i1, None], bp[l], out=p)    # A'[i, l] * B'[l, j]
-            np.add(s, p, out=s)                               # s = s + product
-        if alpha != 1.0:                        # 1 * s == s exactly: the multiply is skipped
-            np.multiply(al, s, out=s)
-        if c is not None:
-            cb = c[i0:i1].astype(acc)          # exact widening (float16/bfloat16 -> float32)
-            if beta != 1.0:
-                np.multiply(be, cb, out=cb)
-            np.add(s, cb, out=s)
-    return y
+    s = gemm_fold.fold(ap, bp)
+    if alpha != 1.0:                        # 1 * s == s exactly: the multiply is skipped
+        np.multiply(acc.type(alpha), s, out=s)
+    if c is not None:
+        cb = c.astype(acc)                  # exact widening (float16/bfloat16 -> float32)
+        if beta != 1.0:
+            np.multiply(acc.type(beta), cb, out=cb)
+        np.add(s, cb, out=s)
+    return s
 
 
 def _fast_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: float, beta: float,

@@ -1,0 +1,103 @@
+"""The exact-mode accumulation of Gemm (GEMM-R7), compiled with numba.
+
+``fold(ap, bp)`` returns S with ``S[i, j] = (...((0 + ap[i,0]*bp[0,j]) + ap[i,1]*bp[1,j]) ...)``:
+l ascending, every product and every sum rounded to nearest even in the arrays' float type.
+It is the inner loop of ``gemm_reference`` and of ``Impl.gemm`` in proofs/gemm.mlw, run for
+many (i, j) at once.
+
+Why the compiled code gives the same bits as the reference:
+- each S[i, j] is computed by one thread, in one sequence of operations, l ascending; the
+  SIMD lanes of the j loop hold different elements, so no sum is ever reassociated;
+- numba compiles without fast-math, so LLVM neither reorders nor contracts ``s + a * b``
+  into a fused multiply-add (tests/ops/test_gemm.py checks inputs where an FMA would differ,
+  and that the generated code has no FMA instruction).
+Rows are taken four at a time so that each row of ``bp`` is loaded once for four rows of S;
+blocks of rows are shared among the cores (prange), which cannot change any element's value.
+numba is imported on first use: validating models or running Mul never pays for it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+# how the fold is compiled; no fastmath: it would allow reassociation and FMA contraction
+JIT_OPTIONS = {"parallel": True, "nogil": True}
+
+
+def python_fold():
+    """The fold as a Python function, before compilation (tests compile it uncached to read its
+    machine code: numba does not show the code of a function loaded from its disk cache)."""
+    from numba import prange   # the JIT is loaded only when a float exact Gemm runs
+
+    def _fold(ap, bp, s):
+        m, k = ap.shape
+        n = bp.shape[1]
+        for blk in prange((m + 3) // 4):
+            i0 = blk * 4
+            if i0 + 4 <= m:
+                s0 = s[i0]
+                s1 = s[i0 + 1]
+                s2 = s[i0 + 2]
+                s3 = s[i0 + 3]
+                for j in range(n):
+                    s0[j] = 0.0
+                    s1[j] = 0.0
+                    s2[j] = 0.0
+                    s3[j] = 0.0
+                for l in range(k):
+                    a0 = ap[i0, l]
+                    a1 = ap[i0 + 1, l]
+                    a2 = ap[i0 + 2, l]
+                    a3 = ap[i0 + 3, l]
+                    b = bp[l]
+                    for j in range(n):
+                        bj = b[j]
+                        s0[j] = s0[j] + a0 * bj
+                        s1[j] = s1[j] + a1 * bj
+                        s2[j] = s2[j] + a2 * bj
+                        s3[j] = s3[j] + a3 * bj
+            else:                               # the last rows, fewer than four
+                for i in range(i0, m):
+                    si = s[i]
+                    for j in range(n):
+                        si[j] = 0.0
+                    for l in range(k):
+                        a = ap[i, l]
+                        b = bp[l]
+                        for j in range(n):
+                            si[j] = si[j] + a * b[j]
+
+    return _fold
+
+
+# the only two specialisations: C-contiguous, aligned, writable float32 / float64 matrices
+SIGNATURES = ["void(float32[:, ::1], float32[:, ::1], float32[:, ::1])",
+              "void(float64[:, ::1], float64[:, ::1], float64[:, ::1])"]
+
+
+_FOLD = []   # the compiled fold, once made (a plain global: CrossHair bypasses functools caches)
+
+
+def _compiled():
+    """Both specialisations, compiled at the first call (about 1.5 s) or loaded from numba's
+    disk cache (about 0.2 s); nothing is compiled later, whatever the arrays' layout."""
+    if not _FOLD:
+        from numba import njit
+        try:
+            fold_fn = njit(SIGNATURES, cache=True, **JIT_OPTIONS)(python_fold())
+        except RuntimeError:    # numba finds no writable cache folder: compile in memory only
+            fold_fn = njit(SIGNATURES, cache=False, **JIT_OPTIONS)(python_fold())
+        _FOLD.append(fold_fn)
+    return _FOLD[0]
+
+
+def fold(ap: np.ndarray, bp: np.ndarray) -> np.ndarray:
+    """S = the ascending fold of products, for float32 or float64 ``ap`` (M, K), ``bp`` (K, N)."""
+    # GEMM-R7: the exact-mode accumulation (l ascending, separately rounded, no FMA)
+    if ap.dtype != bp.dtype or ap.dtype not in (np.float32, np.float64):
+        raise TypeError(f"fold: float32 or float64 operands of one type, got {ap.dtype}, {bp.dtype}")
+    ap = np.require(ap, requirements="CAW")     # the layout of SIGNATURES (copies if needed)
+    bp = np.require(bp, requirements="CAW")
+    s = np.empty((ap.shape[0], bp.shape[1]), dtype=ap.dtype)
+    _compiled()(ap, bp, s)
+    return s
