@@ -20,7 +20,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-MLW_FILES = ["proofs/tensor.mlw", "proofs/mul.mlw", "proofs/gemm.mlw"]
+MLW_FILES = ["proofs/tensor.mlw", "proofs/mul.mlw", "proofs/gemm.mlw", "proofs/half.mlw"]
 PY_FILES = ["src/sonnx/ops/intloops.py"]
 PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.conf
     "z3": ("Z3", "5.4.0", "pip"),
