@@ -5,7 +5,7 @@ measure the product itself). Each ratio compares runs made in this process on th
 the time of each side is the median of several repetitions, interleaved to share the machine's
 state fairly (each after a pause that lets the other kernels' threads go idle), and the best
 of five such rounds is kept. numpy.matmul and onnxruntime use their
-default thread pools (all cores); so does the exact kernel (numba prange over row blocks).
+default thread pools (all cores); so does the exact kernel for large products (row blocks on Python threads).
 """
 from __future__ import annotations
 

@@ -370,7 +370,7 @@ def test_compiled_fold_has_no_fused_multiply_add():
     from sonnx.ops import gemm_fold
     fold = njit(cache=False, **gemm_fold.JIT_OPTIONS)(gemm_fold.python_fold())
     for dt in (np.float32, np.float64):
-        fold(np.ones((5, 3), dt), np.ones((3, 6), dt), np.empty((5, 6), dt))
+        fold(np.ones((5, 3), dt), np.ones((3, 6), dt), np.empty((5, 6), dt), 0, 5)
     assert len(fold.signatures) == 2
     for sig in fold.signatures:
         asm = fold.inspect_asm(sig).lower()
@@ -390,17 +390,41 @@ def test_exact_equals_reference_larger_shapes(name):
 
 
 @pytest.mark.req("GEMM-R7")
-def test_exact_mode_same_bits_on_one_thread_and_all():
-    import numba
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_exact_fold_same_bits_on_any_number_of_threads(dt):
+    from sonnx.ops import gemm_fold
     rng = np.random.default_rng(5)
-    a, b, c = random_operands(rng, "float", 67, 31, 45)
-    every = numba.get_num_threads()
-    y = sonnx.gemm(a, b, c)
-    numba.set_num_threads(1)
-    try:
-        assert_same_bits(sonnx.gemm(a, b, c), y)
-    finally:
-        numba.set_num_threads(every)
+    a, b = rng.standard_normal((67, 31)).astype(dt), rng.standard_normal((31, 45)).astype(dt)
+    one = gemm_fold.fold(a, b, threads=1)
+    assert_same_bits(one, reference(a, b))
+    for t in (2, 3, 5, 16, 100):
+        assert_same_bits(gemm_fold.fold(a, b, threads=t), one)
+
+
+@pytest.mark.req("GEMM-R7")
+def test_exact_mode_survives_fork_and_concurrent_calls():
+    """A process that forked after an exact Gemm can use it in the child (numba's OpenMP
+    prange could not: the child was killed), and threads may call it at the same time."""
+    import os
+    import threading
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((300, 200)).astype(np.float32)      # large enough for threads
+    want = sonnx.gemm(a, a.T.copy())
+    pid = os.fork()
+    if pid == 0:
+        code = 0 if np.array_equal(sonnx.gemm(a, a.T.copy()), want) else 3
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    seen = []
+    def work():
+        seen.extend(np.array_equal(sonnx.gemm(a, a.T.copy()), want) for _ in range(5))
+    ts = [threading.Thread(target=work) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert seen == [True] * 20
 
 
 @pytest.mark.req("GEMM-R7", "GEMM-R6")

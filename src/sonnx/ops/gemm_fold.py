@@ -11,30 +11,35 @@ Why the compiled code gives the same bits as the reference:
 - numba compiles without fast-math, so LLVM neither reorders nor contracts ``s + a * b``
   into a fused multiply-add (tests/ops/test_gemm.py checks inputs where an FMA would differ,
   and that the generated code has no FMA instruction).
-Rows are taken four at a time so that each row of ``bp`` is loaded once for four rows of S;
-blocks of rows are shared among the cores (prange), which cannot change any element's value.
+Rows are taken four at a time so that each row of ``bp`` is loaded once for four rows of S.
+Large products split their rows among plain Python threads (the kernel releases the GIL),
+which cannot change any element's value. Not numba's ``prange``: its OpenMP backend kills a
+child process that forks after a parallel call, and its fallback backend aborts on concurrent
+calls; threads started per call have neither problem.
 numba is imported on first use: validating models or running Mul never pays for it.
 """
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 
-
 # how the fold is compiled; no fastmath: it would allow reassociation and FMA contraction
-JIT_OPTIONS = {"parallel": True, "nogil": True}
+JIT_OPTIONS = {"nogil": True}
+# products smaller than this (M*K*N) run on one thread: starting threads would cost more
+PARALLEL_WORK = 1 << 22
 
 
 def python_fold():
     """The fold as a Python function, before compilation (tests compile it uncached to read its
     machine code: numba does not show the code of a function loaded from its disk cache)."""
-    from numba import prange   # the JIT is loaded only when a float exact Gemm runs
-
-    def _fold(ap, bp, s):
-        m, k = ap.shape
+    def _fold(ap, bp, s, r0, r1):       # rows r0 .. r1-1 of S
+        k = ap.shape[1]
         n = bp.shape[1]
-        for blk in prange((m + 3) // 4):
-            i0 = blk * 4
-            if i0 + 4 <= m:
+        for blk in range((r1 - r0 + 3) // 4):
+            i0 = r0 + blk * 4
+            if i0 + 4 <= r1:
                 s0 = s[i0]
                 s1 = s[i0 + 1]
                 s2 = s[i0 + 2]
@@ -57,7 +62,7 @@ def python_fold():
                         s2[j] = s2[j] + a2 * bj
                         s3[j] = s3[j] + a3 * bj
             else:                               # the last rows, fewer than four
-                for i in range(i0, m):
+                for i in range(i0, r1):
                     si = s[i]
                     for j in range(n):
                         si[j] = 0.0
@@ -71,8 +76,8 @@ def python_fold():
 
 
 # the only two specialisations: C-contiguous, aligned, writable float32 / float64 matrices
-SIGNATURES = ["void(float32[:, ::1], float32[:, ::1], float32[:, ::1])",
-              "void(float64[:, ::1], float64[:, ::1], float64[:, ::1])"]
+SIGNATURES = ["void(float32[:, ::1], float32[:, ::1], float32[:, ::1], int64, int64)",
+              "void(float64[:, ::1], float64[:, ::1], float64[:, ::1], int64, int64)"]
 
 
 _FOLD = []   # the compiled fold, once made (a plain global: CrossHair bypasses functools caches)
@@ -91,13 +96,28 @@ def _compiled():
     return _FOLD[0]
 
 
-def fold(ap: np.ndarray, bp: np.ndarray) -> np.ndarray:
-    """S = the ascending fold of products, for float32 or float64 ``ap`` (M, K), ``bp`` (K, N)."""
+def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarray:
+    """S = the ascending fold of products, for float32 or float64 ``ap`` (M, K), ``bp`` (K, N).
+    ``threads``: how many threads share the rows (default: one per core for large products)."""
     # GEMM-R7: the exact-mode accumulation (l ascending, separately rounded, no FMA)
     if ap.dtype != bp.dtype or ap.dtype not in (np.float32, np.float64):
         raise TypeError(f"fold: float32 or float64 operands of one type, got {ap.dtype}, {bp.dtype}")
     ap = np.require(ap, requirements="CAW")     # the layout of SIGNATURES (copies if needed)
     bp = np.require(bp, requirements="CAW")
-    s = np.empty((ap.shape[0], bp.shape[1]), dtype=ap.dtype)
-    _compiled()(ap, bp, s)
+    m, k = ap.shape
+    n = bp.shape[1]
+    if ap.shape[1] != bp.shape[0]:
+        raise ValueError(f"fold: inner dimensions differ: {ap.shape} x {bp.shape}")
+    s = np.empty((m, n), dtype=ap.dtype)
+    kernel = _compiled()
+    if threads is None:
+        threads = (os.cpu_count() or 1) if m * k * n >= PARALLEL_WORK else 1
+    step = -(-m // max(1, threads) // 4) * 4 or 4        # whole 4-row blocks per thread
+    bounds = [(r, min(m, r + step)) for r in range(0, m, step)]
+    workers = [threading.Thread(target=kernel, args=(ap, bp, s, r0, r1)) for r0, r1 in bounds[1:]]
+    for w in workers:
+        w.start()
+    kernel(ap, bp, s, *bounds[0])
+    for w in workers:
+        w.join()
     return s
