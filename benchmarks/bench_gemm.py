@@ -4,8 +4,8 @@ Not a test: it prints figures. float32, square M = K = N, no C, alpha = beta = 1
 measure the product itself). Each ratio compares runs made in this process on the same inputs;
 the time of each side is the median of several repetitions, interleaved to share the machine's
 state fairly (each after a pause that lets the other kernels' threads go idle), and the best
-of five such rounds is kept. numpy.matmul and onnxruntime use their
-default thread pools (all cores); so does the exact kernel for large products (row blocks on Python threads).
+of five such rounds is kept. numpy.matmul and onnxruntime use their default thread pools (all
+cores); so does the exact kernel for large products (row blocks on Python threads).
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import sonnx
 
 from timing import median_time
 
-# OpenBLAS's idle threads spin for about 0.1 s after a matmul, numba's OpenMP workers after a
-# parallel loop: whichever kernel ran just before takes the cores from the next one (measured:
+# OpenBLAS's idle threads spin for about 0.1 s after a matmul and take the cores from whichever
+# kernel runs next (measured:
 # the exact kernel at 512^3 took 7.1 ms right after a matmul, 4.7 ms on quiet cores). Each
 # measurement therefore starts after a pause, so that every kernel starts on quiet cores.
 SETTLE_S = 0.3

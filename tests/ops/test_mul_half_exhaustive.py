@@ -4,7 +4,8 @@
 The kernel computes a float16/bfloat16 product as numpy/ml_dtypes do: widen to float32, one
 float32 product, one rounding to T. The spec says C = the exact product rounded once to T (RNE).
 proofs/half.mlw proves the premises for float16 (the float32 product is exact) but the provers
-do not close the equality itself (proofs/README.md), so it is checked here on all 2^32 pairs.
+do not close the equality itself (proofs/README.md), so it is checked here (on all 2^32 pairs
+when SONNX_HALF_STRIDE=1).
 For bfloat16 the float32 product can be inexact (underflow below 2^-126); the equality still
 holds, and this is what shows it for the code that runs.
 

@@ -317,6 +317,8 @@ def gemm_reference(a: TensorValue, b: TensorValue, c: TensorValue | None = None,
 
 # ---------------------------------------------------------------- numpy kernels
 MODES = ("exact", "fast")
+
+
 def _is_real_scalar(x: object) -> bool:
     return type(x) is float or (not isinstance(x, bool) and isinstance(x, numbers.Real))
 
