@@ -1,0 +1,44 @@
+"""What each evidence step read, as one hash: binds a result file to the tree it was made on.
+
+A producer (tools/prove, the CrossHair campaign, the pytest run) records ``step_inputs(root,
+STEP)`` in its output; the trace recomputes it on the tree it judges and calls the result
+stale when the two differ. One list of globs per step, here and nowhere else.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+# Files whose content can change a step's verdict. Generous on purpose: a result marked stale
+# by an unrelated edit costs one re-run; a result kept green after a relevant edit is a lie.
+STEP_GLOBS: dict[str, tuple[str, ...]] = {
+    "proofs": ("proofs/**/*.mlw", "proofs/**/why3session.xml", "proofs/why3.conf",
+               "proofs/drivers/*", "src/sonnx/ops/intloops.py", "src/sonnx/trace/proofs.py",
+               "tools/prove"),
+    "crosshair": ("src/sonnx/**/*.py", "tests/crosshair/**/*.py", "tools/crosshair"),
+    "tests": ("src/sonnx/**/*.py", "src/sonnx/data/*", "tests/**/*.py", "examples/*",
+              "spec/*", "proofs/**/*.mlw", "pyproject.toml"),
+}
+
+
+def _files(root: Path, globs: tuple[str, ...]) -> list[Path]:
+    found: set[Path] = set()
+    for pattern in globs:
+        for p in root.glob(pattern):
+            if p.is_file() and "__pycache__" not in p.parts:
+                found.add(p)
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def step_inputs(root: str | Path, step: str) -> dict:
+    """{"step", "sha256", "files"}: SHA-256 over (relative path, content hash) of every input
+    file of ``step`` as it is on disk now (tracked or not: the run sees the disk)."""
+    root = Path(root).resolve()
+    if step not in STEP_GLOBS:
+        raise ValueError(f"unknown evidence step {step!r}; one of {', '.join(STEP_GLOBS)}")
+    h = hashlib.sha256()
+    files = _files(root, STEP_GLOBS[step])
+    for p in files:
+        h.update(p.relative_to(root).as_posix().encode() + b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return {"step": step, "sha256": h.hexdigest(), "files": len(files)}
