@@ -60,6 +60,9 @@ def test_external_weights_never_read(tmp_path):
     path = tmp_path / "ext.onnx"
     onnx.save(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
               location="weights.bin", size_threshold=0)
-    (tmp_path / "weights.bin").write_bytes(b"")  # reading the weights would now fail
     r = validate(path)
     assert r.error is None and [f.rule for f in r.findings] == ["GEMM-R4"]
+    (tmp_path / "weights.bin").write_bytes(b"")  # reading the weights would now fail
+    r = validate(path)  # judged from the file's size alone: both tensors lie past its end
+    assert r.error is None and [f.rule for f in r.findings] == ["ONNX-IR", "ONNX-IR", "GEMM-R4"]
+    assert all("past the end" in f.message for f in r.findings[:2])

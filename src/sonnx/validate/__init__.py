@@ -5,6 +5,6 @@ strict shape inference), walker (graphs, subgraphs and model-local functions, no
 rules (each operator's own constraint function), formats (text, JSON, SARIF), cli.
 """
 from .api import validate
-from .report import ONNX_CHECKER, ONNX_INFERENCE, Finding, Report
+from .report import ONNX_CHECKER, ONNX_INFERENCE, ONNX_IR, Finding, Report
 
-__all__ = ["validate", "Report", "Finding", "ONNX_CHECKER", "ONNX_INFERENCE"]
+__all__ = ["validate", "Report", "Finding", "ONNX_CHECKER", "ONNX_INFERENCE", "ONNX_IR"]

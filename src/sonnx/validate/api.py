@@ -6,7 +6,7 @@ import time
 
 import onnx
 
-from . import reader
+from . import reader, text
 from .report import Report
 from .walker import Walker
 
@@ -24,7 +24,7 @@ def validate(model_or_path: str | os.PathLike | onnx.ModelProto) -> Report:
         shown, loaded = reader.load(model_or_path)
     except reader.Unreadable as exc:
         if shown is None:
-            shown = os.fspath(model_or_path)
+            shown = text.shown_path(model_or_path)
         return Report(source=shown, error=str(exc))
     report = Report(source=shown, timings=dict(loaded.timings))
     report.opset_imports = {o.domain: o.version for o in loaded.model.opset_import}

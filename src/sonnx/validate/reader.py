@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import onnx
 from google.protobuf.message import DecodeError
 
-from .report import ONNX_CHECKER, ONNX_INFERENCE, Finding
+from . import declarations, text
+from .report import ONNX_CHECKER, ONNX_INFERENCE, ONNX_IR, Finding
 
 MAX_BYTES = 2**31 - 1  # protobuf cannot hold a message of 2 GiB or more
 
@@ -30,11 +31,13 @@ class Loaded:
 
 def read_bytes(path: str | os.PathLike) -> bytes:
     """The file's bytes, refusing a missing, empty or oversized file before parsing it."""
-    shown = os.fspath(path)
+    shown = text.shown_path(path)
     try:
         st = os.stat(path)
     except FileNotFoundError:
         raise Unreadable(f"{shown}: no such file") from None
+    except ValueError:  # the OS cannot name it: a NUL byte in the path
+        raise Unreadable(f"{shown}: not a valid path (it contains a NUL byte)") from None
     except OSError as exc:
         raise Unreadable(f"{shown}: cannot access: {exc.strerror or exc}") from None
     if not os.path.isfile(path):
@@ -83,9 +86,16 @@ def check_and_infer(data: bytes, path: str | None = None) -> Loaded:
     """Run the ONNX checker and one strict shape inference on serialized ``data``.
 
     With ``path`` the checker reads the file itself, so that it resolves external-data
-    locations next to the model (it checks that they exist; the weights are not loaded)."""
+    locations next to the model (it checks that they exist; the weights are not loaded). A path
+    onnx cannot take as text (not UTF-8) is checked from ``data``: declarations.check covers the
+    external data then."""
     timings: dict[str, float] = {}
     findings: list[Finding] = []
+    if path is not None:
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            path = None
     t = time.perf_counter()
     try:
         onnx.checker.check_model(path if path is not None else data)
@@ -108,8 +118,25 @@ def check_and_infer(data: bytes, path: str | None = None) -> Loaded:
             inferred = None
     timings["infer"] = time.perf_counter() - t
     if inferred is None:  # parse again rather than keep a second copy alive during inference
-        return Loaded(onnx.load_model_from_string(data), False, findings, timings)
-    return Loaded(inferred, True, findings, timings)
+        inferred, known = onnx.load_model_from_string(data), False
+    else:
+        known = True
+    text.clean_model(inferred, data)  # reported by written_findings; here only made readable
+    return Loaded(inferred, known, findings, timings)
+
+
+def written_findings(data: bytes, shown: str, base_dir: str | None) -> list[Finding]:
+    """Findings on the model as written (text that is not UTF-8, declarations, loadability),
+    from a parse of ``data`` that is dropped afterwards."""
+    model = parse(data, shown)
+    bad = text.clean_model(model, data)
+    found = []
+    if bad:
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        found.append(Finding(ONNX_IR, f"{len(bad)} text field(s) are not UTF-8 ({', '.join(bad[:3])}"
+                                      f"{more}); protobuf text must be UTF-8, and tools disagree on "
+                                      "how to read the rest: re-encode the names", graph="model"))
+    return found + declarations.check(model, base_dir)
 
 
 def load(model_or_path) -> tuple[str, Loaded]:
@@ -127,14 +154,17 @@ def load(model_or_path) -> tuple[str, Loaded]:
                              "keep the weights as external data")
         data = model.SerializeToString()
     elif isinstance(model_or_path, (str, os.PathLike)):
-        shown = os.fspath(model_or_path)
+        shown = text.shown_path(model_or_path)
         data = read_bytes(model_or_path)
-        parse(data, shown)  # refuses what is not an ONNX model; the copy is dropped at once
     else:
         raise TypeError("sonnx.validate: expected a path (str or os.PathLike) or an "
                         f"onnx.ModelProto, got {type(model_or_path).__name__}")
     timings["load"] = time.perf_counter() - t
     model = None  # only the serialized bytes stay alive through the checker and inference
-    loaded = check_and_infer(data, None if shown == "<ModelProto>" else shown)
+    path = None if isinstance(model_or_path, onnx.ModelProto) else os.fsdecode(model_or_path)
+    # refuses what is not an ONNX model (Unreadable) before any check runs
+    written = written_findings(data, shown, None if path is None else os.path.dirname(path) or ".")
+    loaded = check_and_infer(data, path)
+    loaded.findings[:0] = written
     loaded.timings = {**timings, **loaded.timings}
     return shown, loaded

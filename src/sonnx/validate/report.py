@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 # rejects is not conformant: these count as violations (exit 1), under an explicit category.
 ONNX_CHECKER = "ONNX-CHECKER"
 ONNX_INFERENCE = "ONNX-INFERENCE"
+ONNX_IR = "ONNX-IR"
 ONNX_CATEGORIES = {
     ONNX_CHECKER: ("ONNX checker", "The model passes onnx.checker.check_model: it is a well-formed "
                    "ONNX model (graph structure, topological order, unique outputs, known operators "
@@ -14,6 +15,11 @@ ONNX_CATEGORIES = {
     ONNX_INFERENCE: ("ONNX shape and type inference", "The model passes onnx.shape_inference."
                      "infer_shapes with check_type=True, strict_mode=True and data_prop=True: every "
                      "node's inputs have types and shapes its operator accepts."),
+    ONNX_IR: ("ONNX IR and loaders", "The model is loadable, as the ONNX IR specification and "
+              "onnxruntime's loader require where onnx's checker does not look: every text field "
+              "is UTF-8, every tensor type names a known element type (not UNDEFINED), attribute "
+              "references (ref_attr_name) appear only inside function bodies, and every tensor "
+              "stored as external data lies inside an existing file next to the model."),
 }
 
 
@@ -24,7 +30,8 @@ class Finding:
     ``rule`` is a requirement ID of spec/requirements.toml, or ONNX-CHECKER / ONNX-INFERENCE.
     ``graph`` is the path of the graph holding the node: ``main``, ``main/If_0:then_branch``,
     ``main/call_2:local::F`` (the body of a model-local function at a call site),
-    ``function:local::F`` (a function never called) or ``model`` (the model as a whole).
+    ``function:local::F`` (a function never called, or a declaration in a function as written)
+    or ``model`` (the model as a whole).
     """
 
     rule: str

@@ -71,7 +71,7 @@ def infer_body(graph: onnx.GraphProto, outer: dict[str, onnx.TypeProto], *,
     except Exception:
         out = mini
     types: dict[str, onnx.TypeProto] = {}
-    for coll in (out.graph.input, out.graph.value_info, out.graph.output):
+    for coll in (out.graph.value_info, out.graph.output, out.graph.input):  # inputs win, as in Walker
         for vi in coll:
             if vi.HasField("type"):
                 types[vi.name] = vi.type

@@ -86,9 +86,11 @@ class Walker:
 
     # ------------------------------------------------------------ types
     def _types_of(self, g: onnx.GraphProto) -> dict[str, Entry]:
+        # Declarations of one name must agree (declarations.py reports any that do not); should
+        # they differ, the graph input, the type the caller feeds, is the one judged.
         conv = self.types
         out: dict[str, Entry] = {}
-        for coll in (g.input, g.value_info, g.output):
+        for coll in (g.value_info, g.output, g.input):
             for vi in coll:
                 out[vi.name] = conv(vi.type)
         return out
@@ -163,10 +165,14 @@ class Walker:
                 self._tensor(s.values.name, values[s.values.name], f"sparse initializer "
                              f"'{s.values.name}'", path, None, sparse_defs)
             if check_inputs:
+                # an input with an initializer of the same name is a default the caller may
+                # replace at run time: it is judged as the input it is, by its own declaration
+                conv = self.types
                 for vi in g.input:
-                    if vi.name not in inits:
-                        self._tensor(vi.name, values.get(vi.name, _UNKNOWN_ENTRY),
-                                     f"graph input '{vi.name}'", path, None, sparse_defs)
+                    what = (f"graph input '{vi.name}' (its initializer is a default the caller "
+                            "may override)") if vi.name in inits else f"graph input '{vi.name}'"
+                    self._tensor(vi.name, conv(vi.type) if vi.HasField("type") else _UNKNOWN_ENTRY,
+                                 what, path, None, sparse_defs)
         self.nodes += len(g.node)
         # The loop below is the hot path of a large model: profile operators whose inputs have
         # known entries go through a memo keyed by the interned entries' identities.

@@ -1,0 +1,104 @@
+"""Untrusted text: names and paths read from a model or a command line.
+
+Three jobs, one place: (1) protobuf hands a text field that is not UTF-8 back as ``bytes``;
+``clean_model`` finds every such field (the model is then not conformant: ONNX-IR) and replaces
+it with a decoded copy, so that nothing downstream ever meets ``bytes``. (2) ``shown_path``
+turns a path that is not UTF-8 (Python keeps its bytes as lone surrogates) into printable text.
+(3) ``neutral`` escapes what a terminal would interpret (control characters, bidi marks, line
+separators), so that one finding is one line and a name can never forge output.
+"""
+from __future__ import annotations
+
+import os
+import unicodedata
+import urllib.parse
+
+from google.protobuf.descriptor import FieldDescriptor
+
+_STRING, _MESSAGE = FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE
+_FIELDS: dict = {}  # message descriptor -> its text and message fields, (name, is_text, repeated)
+
+
+def decode(value: str | bytes) -> str:
+    """A protobuf text field as str: bytes that are not UTF-8 become \\xNN escapes."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    return value
+
+
+def _fields(descriptor) -> list[tuple[str, bool, bool]]:
+    got = _FIELDS.get(descriptor)
+    if got is None:  # numeric and bytes fields (tensor data) are never read: weights stay untouched
+        got = _FIELDS[descriptor] = [(f.name, f.type == _STRING, f.is_repeated)
+                                     for f in descriptor.fields if f.type in (_STRING, _MESSAGE)]
+    return got
+
+
+def _clean(msg, where: str, bad: list[str]) -> None:
+    for name, is_text, repeated in _fields(msg.DESCRIPTOR):
+        if repeated:
+            values = getattr(msg, name)
+            for i, v in enumerate(values):
+                if not is_text:
+                    _clean(v, f"{where}.{name}[{i}]", bad)
+                elif isinstance(v, bytes):
+                    bad.append(f"{where}.{name}[{i}]")
+                    values[i] = decode(v)
+        elif msg.HasField(name):
+            v = getattr(msg, name)
+            if not is_text:
+                _clean(v, f"{where}.{name}", bad)
+            elif isinstance(v, bytes):
+                bad.append(f"{where}.{name}")
+                setattr(msg, name, decode(v))
+
+
+def clean_model(model, data: bytes | None = None) -> list[str]:
+    """Replace every text field of ``model`` that protobuf returned as bytes (not UTF-8) by its
+    decoded text, in place; return where they were (field paths). With ``data`` (the serialized
+    model) a model whose bytes are all UTF-8 is known clean without a walk."""
+    if data is not None:
+        try:
+            data.decode("utf-8")
+            return []
+        except UnicodeDecodeError:
+            pass
+    bad: list[str] = []
+    _clean(model, "model", bad)
+    return bad
+
+
+def shown_path(path: str | os.PathLike) -> str:
+    """A path as printable text: bytes that are not UTF-8 appear as \\xNN."""
+    raw = os.fsencode(path)
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def path_uri(path: str) -> str:
+    """A path as an RFC 3986 URI reference for SARIF: absolute paths as file:// URIs, relative
+    ones as relative references; every byte outside the unreserved set is percent-encoded (a
+    ':' too, so that a first segment is never read as a scheme)."""
+    raw = os.fsencode(path)
+    quoted = urllib.parse.quote(raw, safe="/")
+    return "file://" + quoted if raw.startswith(b"/") else quoted
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _needs_escape(ch: str) -> bool:
+    # C*: control, format (bidi marks, zero-width), surrogate, private, unassigned; Z[lp]:
+    # line and paragraph separators (a terminal or an editor may break the line there)
+    return unicodedata.category(ch)[0] == "C" or unicodedata.category(ch) in ("Zl", "Zp")
+
+
+def neutral(s: str) -> str:
+    """``s`` with every character a terminal could act on written as an escape, and the
+    backslash doubled so that an escape cannot be forged by the text itself."""
+    if s.isprintable() and "\\" not in s:
+        return s  # fast path: isprintable() is False for every character _needs_escape accepts
+    return "".join("\\\\" if ch == "\\" else (_escape(ch) if _needs_escape(ch) else ch) for ch in s)
