@@ -20,13 +20,15 @@ def validate(model_or_path: str | os.PathLike | onnx.ModelProto) -> Report:
     Raises TypeError only for an argument that is neither a path nor a ModelProto.
     """
     shown = "<ModelProto>" if isinstance(model_or_path, onnx.ModelProto) else None
+    path = None
+    if shown is None and isinstance(model_or_path, (str, os.PathLike)):
+        path = os.fsdecode(model_or_path)
+        shown = text.shown_path(path)
     try:
         shown, loaded = reader.load(model_or_path)
     except reader.Unreadable as exc:
-        if shown is None:
-            shown = text.shown_path(model_or_path)
-        return Report(source=shown, error=str(exc))
-    report = Report(source=shown, timings=dict(loaded.timings))
+        return Report(source=shown, error=str(exc), path=path)
+    report = Report(source=shown, timings=dict(loaded.timings), path=path)
     report.opset_imports = {o.domain: o.version for o in loaded.model.opset_import}
     t = time.perf_counter()
     walker = Walker(loaded.model, types_known=True)

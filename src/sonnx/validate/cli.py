@@ -9,27 +9,48 @@ import sys
 
 from .api import validate
 from .formats import FORMATS
+from .text import neutral, shown_path
+
+
+def _write(stream, text: str) -> None:
+    """Write to a terminal or pipe whatever its encoding: a character it cannot encode (an
+    ASCII locale, say) is written as an escape rather than raising."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+    else:
+        stream.flush()
+        buffer.write(text.encode(encoding, "backslashreplace"))
+    stream.flush()
+
+
+def exit_status(reports) -> int:
+    """2 when a model could not be read, else 1 when any violation was found, else 0."""
+    if any(r.status == "unreadable" for r in reports):
+        return 2
+    return 1 if any(r.findings for r in reports) else 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     reports = [validate(path) for path in args.models]
-    text = FORMATS[args.format](reports)
+    rendered = FORMATS[args.format](reports)
     if args.output and args.output != "-":
         try:
             with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            print(f"sonnx validate: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+                fh.write(rendered)
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            _write(sys.stderr, neutral(f"sonnx validate: cannot write {shown_path(args.output)}: "
+                                       f"{reason}") + "\n")
             return 2
     else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    if any(r.status == "unreadable" for r in reports):
+        _write(sys.stdout, rendered)
+    if args.format != "text":  # text output already says why; JSON/SARIF go to a machine
         for r in reports:
-            if r.error is not None and args.format != "text":
-                print(f"sonnx validate: {r.error}", file=sys.stderr)
-        return 2
-    return 1 if any(r.findings for r in reports) else 0
+            if r.error is not None:
+                _write(sys.stderr, neutral(f"sonnx validate: {r.error}") + "\n")
+    return exit_status(reports)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

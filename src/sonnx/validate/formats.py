@@ -7,6 +7,7 @@ from typing import Sequence
 
 from .. import requirements
 from .report import ONNX_CATEGORIES, Report
+from .text import neutral, path_uri
 
 JSON_SCHEMA_ID = "sonnx-validate-report/1"
 
@@ -50,7 +51,8 @@ def to_text(reports: Sequence[Report]) -> str:
     if len(reports) > 1:
         lines.append(f"{len(reports)} models: {len(reports) - bad - err} conform, {bad} with "
                      f"violations, {err} not readable")
-    return "\n".join(lines) + "\n"
+    # names, paths and messages quoting them are untrusted: one finding stays one line
+    return "\n".join(map(neutral, lines)) + "\n"
 
 
 def to_json_obj(reports: Sequence[Report]) -> dict:
@@ -90,11 +92,12 @@ def to_sarif_obj(reports: Sequence[Report]) -> dict:
     index = {d["id"]: i for i, d in enumerate(rules)}
     results = []
     notifications = []
+    uri = {id(r): path_uri(r.path if r.path is not None else r.source) for r in reports}
     for r in reports:
         if r.error is not None:
             notifications.append({"level": "error", "message": {"text": r.error},
                                   "locations": [{"physicalLocation": {
-                                      "artifactLocation": {"uri": r.source}}}]})
+                                      "artifactLocation": {"uri": uri[id(r)]}}}]})
         for f in r.findings:
             logical = {"fullyQualifiedName": f.location,
                        "kind": "variable" if f.tensor else ("function" if f.node_label else "module")}
@@ -104,7 +107,7 @@ def to_sarif_obj(reports: Sequence[Report]) -> dict:
             results.append({
                 "ruleId": f.rule, "ruleIndex": index[f.rule], "level": "error",
                 "message": {"text": f.message},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.source}},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri[id(r)]}},
                                "logicalLocations": [logical]}],
                 "properties": {k: v for k, v in f.as_dict().items()
                                if k in ("graph", "node_index", "node_name", "op_type", "domain",
@@ -118,7 +121,7 @@ def to_sarif_obj(reports: Sequence[Report]) -> dict:
                                 "rules": rules}},
             "invocations": [{"executionSuccessful": not notifications,
                              "toolExecutionNotifications": notifications}],
-            "artifacts": [{"location": {"uri": r.source}} for r in reports],
+            "artifacts": [{"location": {"uri": uri[id(r)]}} for r in reports],
             "results": results,
         }],
     }

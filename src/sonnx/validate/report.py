@@ -80,12 +80,13 @@ def node_label(name: str | None, op_type: str | None, index: int | None) -> str:
 class Report:
     """The verdict on one model. ``error`` is set when it could not be read (no verdict)."""
 
-    source: str
+    source: str  # printable: bytes of a path that are not UTF-8 shown as \xNN
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None
     nodes: int = 0
     opset_imports: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    path: str | None = None  # the path as given (os.fsdecode), for SARIF's exact file URI
 
     @property
     def conforms(self) -> bool:

@@ -5,7 +5,7 @@ Three jobs, one place: (1) protobuf hands a text field that is not UTF-8 back as
 it with a decoded copy, so that nothing downstream ever meets ``bytes``. (2) ``shown_path``
 turns a path that is not UTF-8 (Python keeps its bytes as lone surrogates) into printable text.
 (3) ``neutral`` escapes what a terminal would interpret (control characters, bidi marks, line
-separators), so that one finding is one line and a name can never forge output.
+separators), so that one finding is one line and a name can never forge a line of output.
 """
 from __future__ import annotations
 
@@ -42,15 +42,15 @@ def _clean(msg, where: str, bad: list[str]) -> None:
                 if not is_text:
                     _clean(v, f"{where}.{name}[{i}]", bad)
                 elif isinstance(v, bytes):
-                    bad.append(f"{where}.{name}[{i}]")
                     values[i] = decode(v)
+                    bad.append(f"{where}.{name}[{i}] = '{values[i]}'")
         elif msg.HasField(name):
             v = getattr(msg, name)
             if not is_text:
                 _clean(v, f"{where}.{name}", bad)
             elif isinstance(v, bytes):
-                bad.append(f"{where}.{name}")
                 setattr(msg, name, decode(v))
+                bad.append(f"{where}.{name} = '{decode(v)}'")
 
 
 def clean_model(model, data: bytes | None = None) -> list[str]:
@@ -97,8 +97,8 @@ def _needs_escape(ch: str) -> bool:
 
 
 def neutral(s: str) -> str:
-    """``s`` with every character a terminal could act on written as an escape, and the
-    backslash doubled so that an escape cannot be forged by the text itself."""
-    if s.isprintable() and "\\" not in s:
+    """``s`` with every character a terminal could act on written as an escape (\\xNN,
+    \\uNNNN, the same form as bytes that are not UTF-8): printable text is kept as is."""
+    if s.isprintable():
         return s  # fast path: isprintable() is False for every character _needs_escape accepts
-    return "".join("\\\\" if ch == "\\" else (_escape(ch) if _needs_escape(ch) else ch) for ch in s)
+    return "".join(_escape(ch) if _needs_escape(ch) else ch for ch in s)
