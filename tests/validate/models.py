@@ -72,3 +72,19 @@ def chain(n: int, shape=(8, 8), opset=13) -> onnx.ModelProto:
             nodes.append(helper.make_node("Gemm", [prev, prev, prev], [out], name=f"gemm_{i}"))
         prev = out
     return model(nodes, [vi("x", list(shape))], [vi(prev, list(shape))], opset=opset)
+
+
+def many_functions(n_functions: int = 1000, n_calls: int = 10000, shape=(2, 3)) -> onnx.ModelProto:
+    """``n_calls`` calls, in a chain, spread over ``n_functions`` model-local functions whose
+    body is one Mul: the model of issue 11 item 9 (a validator cost of calls x functions)."""
+    fns = [helper.make_function("local", f"F{i}", ["p"], ["r"],
+                                [helper.make_node("Mul", ["p", "p"], ["r"])],
+                                opset_imports=[helper.make_opsetid("", 13)])
+           for i in range(n_functions)]
+    nodes, prev = [], "x"
+    for i in range(n_calls):
+        nodes.append(helper.make_node(f"F{i % n_functions}", [prev], [f"v{i}"], domain="local",
+                                      name=f"call_{i}"))
+        prev = f"v{i}"
+    return model(nodes, [vi("x", list(shape))], [vi(prev, list(shape))], functions=fns,
+                 extra_imports=[helper.make_opsetid("local", 1)])

@@ -2,6 +2,7 @@
 and apply the profile's rules node by node. Every violation is kept, with its location."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterator
 
 import onnx
@@ -59,6 +60,7 @@ class Walker:
         self._keep: list = []
         self._sparse_used: set[str] = set()
         self._called: set[tuple[str, str]] = set()
+        self._bodies: dict[tuple, tuple[str, list[Finding], int]] = {}  # call signature -> result
         self._stack: list[tuple[str, str]] = []
         self._gemm_ok = rules.gemm_available()
         self.nodes = 0
@@ -303,30 +305,69 @@ class Walker:
         self._called.add(key)
         if key in self._stack or len(self._stack) > 32:
             return  # recursive functions are refused by the ONNX checker
+        sub = f"{path}/{node_label(node.name, node.op_type, index)}:{fn.domain}::{fn.name}"
+        actual = [scope.lookup(a) if a else None for a in node.input[:len(fn.input)]]
+        # A body's findings depend only on the call's signature: the types of its actual inputs,
+        # its attributes (read through ref_attr_name) and whether types are known. The body is
+        # walked once per signature; another call with it gets the same findings, relocated.
+        attrs = tuple(a.SerializeToString() for a in node.attribute) if fn.attribute or \
+            fn.attribute_proto else ()
+        signature = (key, tuple(actual), attrs, known)
+        done = self._bodies.get(signature)
+        if done is not None:
+            old_sub, findings, nodes = done
+            self.nodes += nodes
+            self.findings.extend(dataclasses.replace(f, graph=sub + f.graph[len(old_sub):])
+                                 for f in findings)
+            return
+        first, nodes_before = len(self.findings), self.nodes
         self._stack.append(key)
         try:
-            body = onnx.GraphProto(name=fn.name)
-            body.node.extend(subinfer.substitute_attributes(fn.node, node, fn))
-            for formal, actual in zip(fn.input, node.input):
-                vi = body.input.add()
-                vi.name = formal
-                e = scope.lookup(actual) if actual else None
-                tp = e and subinfer.type_proto_of(*e)
-                if tp is not None:
-                    vi.type.CopyFrom(tp)
-            for o in fn.output:
-                body.output.add().name = o
-            opset = _default_version(fn.opset_import) or _default_version(self.model.opset_import)
-            types: dict[str, Entry] = {}
-            if known:
-                tps = subinfer.infer_body(body, {}, ir_version=self.model.ir_version,
-                                          opset_import=fn.opset_import, functions=self.model.functions)
-                types = self._convert_map(tps)
-            sub = f"{path}/{node_label(node.name, node.op_type, index)}:{fn.domain}::{fn.name}"
-            # the formal inputs are the caller's tensors, already checked where they are defined
-            self._walk_graph(body, sub, None, types, opset, check_inputs=False, types_known=known)
+            self._walk_body(node, fn, sub, actual, known)
         finally:
             self._stack.pop()
+        self._bodies[signature] = (sub, self.findings[first:], self.nodes - nodes_before)
+
+    def _walk_body(self, node: onnx.NodeProto, fn: onnx.FunctionProto, sub: str,
+                   actual: list, known: bool) -> None:
+        body = onnx.GraphProto(name=fn.name)
+        body.node.extend(subinfer.substitute_attributes(fn.node, node, fn))
+        for formal, e in zip(fn.input, actual):
+            vi = body.input.add()
+            vi.name = formal
+            tp = e and subinfer.type_proto_of(*e)
+            if tp is not None:
+                vi.type.CopyFrom(tp)
+        for o in fn.output:
+            body.output.add().name = o
+        opset = _default_version(fn.opset_import) or _default_version(self.model.opset_import)
+        types: dict[str, Entry] = {}
+        if known:
+            tps = subinfer.infer_body(body, {}, ir_version=self.model.ir_version,
+                                      opset_import=fn.opset_import,
+                                      functions=self._reachable(fn.node))
+            types = self._convert_map(tps)
+        # the formal inputs are the caller's tensors, already checked where they are defined
+        self._walk_graph(body, sub, None, types, opset, check_inputs=False, types_known=known)
+
+    def _reachable(self, nodes) -> list[onnx.FunctionProto]:
+        """The model-local functions ``nodes`` call, directly or not (inferring a body needs
+        those only; copying every function into each body's model costs calls x functions)."""
+        seen: dict[tuple[str, str], onnx.FunctionProto] = {}
+        stack = list(nodes)
+        while stack:
+            n = stack.pop()
+            for a in n.attribute:
+                if a.type == _GRAPH:
+                    stack.extend(a.g.node)
+                elif a.type == _GRAPHS:
+                    for g in a.graphs:
+                        stack.extend(g.node)
+            f = self.functions.get((n.domain, n.op_type))
+            if f is not None and (f.domain, f.name) not in seen:
+                seen[(f.domain, f.name)] = f
+                stack.extend(f.node)
+        return list(seen.values())
 
 
 def iter_graphs(model: onnx.ModelProto) -> Iterator[onnx.GraphProto]:
