@@ -33,7 +33,12 @@ def validate(model_or_path: str | os.PathLike | onnx.ModelProto) -> Report:
     t = time.perf_counter()
     walker = Walker(loaded.model, types_known=True)
     try:
-        report.findings = loaded.findings + walker.run()
+        found = walker.run()
+        # a declaration that is not static is reported unless its tensor already has a
+        # PROF-R2 finding (one finding per tensor, where it is defined)
+        judged = {(f.graph, f.tensor) for f in found if f.rule == "PROF-R2"}
+        report.findings = loaded.findings + found + [
+            f for f in loaded.declared if (f.graph, f.tensor) not in judged]
     except RecursionError:
         report.error = f"{shown}: graphs nested too deeply to validate"
     except Exception as exc:  # a defect of ours must not hide behind a traceback or a verdict

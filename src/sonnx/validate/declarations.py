@@ -4,7 +4,8 @@
   initializer, value_info entries and a graph output; every declaration must state the same
   element type and the same shape (rank, and every dimension: the same integer or the same
   symbol). Nothing is ever picked silently: a disagreement is a finding. A subgraph's value_info
-  or output naming an outer tensor is a declaration of that tensor too.
+  or output naming an outer tensor is a declaration of that tensor too. Every declaration must
+  itself be static (PROF-R2), even where onnx's inference would refine it.
 * Loadable (ONNX-IR): what the ONNX IR or onnxruntime's loader refuses and onnx's checker lets
   through: an element type UNDEFINED (0) or unknown, an attribute reference (ref_attr_name)
   outside a function body, external data that is missing or runs past the end of its file
@@ -17,6 +18,7 @@ import os
 import onnx
 from onnx import TensorProto
 
+from ..profile import shape_violations
 from .report import ONNX_IR, Finding, node_label
 from .types import TypeCache, initializer_sig, sparse_initializer_sig
 
@@ -54,6 +56,7 @@ class _Checker:
         self.base_dir = base_dir
         self.types = TypeCache()
         self.findings: list[Finding] = []
+        self.declared_static: list[Finding] = []  # PROF-R2 on declarations other than inputs
 
     # ------------------------------------------------------------ graphs
     def run(self) -> list[Finding]:
@@ -124,8 +127,16 @@ class _Checker:
 
     # ------------------------------------------------------------ declarations
     def _declare(self, decls: dict, name: str, where: str, tp: onnx.TypeProto, path: str) -> None:
-        decls.setdefault(name, []).append((where, self.types(tp)))
+        entry = self.types(tp)
+        decls.setdefault(name, []).append((where, entry))
         self._elem_types(tp, f"{where} '{name}'", path, name)
+        sig, kind = entry
+        if where != "graph input" and kind is None and not sig.sparse:
+            # a declaration is a promise to the caller (outputs) or to tools (value_info): it
+            # must be static too, even where onnx's inference refines it (graph inputs are
+            # judged by the walker, as the definitions they are)
+            for v in shape_violations(sig.shape, f"{where} '{name}' (as declared)"):
+                self.declared_static.append(Finding(v.requirement, v.message, graph=path, tensor=name))
 
     def _agree(self, decls: dict, path: str, scope: dict) -> None:
         for name, found in decls.items():
@@ -203,7 +214,10 @@ class _Checker:
                                      node_name=n.name or None, op_type=n.op_type, domain=n.domain))
 
 
-def check(model: onnx.ModelProto, base_dir: str | None) -> list[Finding]:
-    """Findings on the model as written; ``base_dir`` is the directory of the model file (None
-    for an in-memory ModelProto, whose external data cannot be located)."""
-    return _Checker(model, base_dir).run()
+def check(model: onnx.ModelProto, base_dir: str | None) -> tuple[list[Finding], list[Finding]]:
+    """(findings, declared-shape findings) on the model as written; ``base_dir`` is the
+    directory of the model file (None for an in-memory ModelProto, whose external data cannot
+    be located). The second list holds PROF-R2 on value_info and graph-output declarations:
+    the caller keeps those whose tensor has no PROF-R2 finding of its own already."""
+    c = _Checker(model, base_dir)
+    return c.run(), c.declared_static

@@ -27,6 +27,7 @@ class Loaded:
     inferred: bool                  # True when value_info holds onnx's inferred types
     findings: list[Finding] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    declared: list[Finding] = field(default_factory=list)  # PROF-R2 on declarations as written
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
@@ -125,9 +126,10 @@ def check_and_infer(data: bytes, path: str | None = None) -> Loaded:
     return Loaded(inferred, known, findings, timings)
 
 
-def written_findings(data: bytes, shown: str, base_dir: str | None) -> list[Finding]:
+def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[list[Finding], list[Finding]]:
     """Findings on the model as written (text that is not UTF-8, declarations, loadability),
-    from a parse of ``data`` that is dropped afterwards."""
+    from a parse of ``data`` that is dropped afterwards; see declarations.check for the two
+    lists."""
     model = parse(data, shown)
     bad = text.clean_model(model, data)
     found = []
@@ -136,7 +138,8 @@ def written_findings(data: bytes, shown: str, base_dir: str | None) -> list[Find
         found.append(Finding(ONNX_IR, f"{len(bad)} text field(s) are not UTF-8 ({', '.join(bad[:3])}"
                                       f"{more}); protobuf text must be UTF-8, and tools disagree on "
                                       "how to read the rest: re-encode the names", graph="model"))
-    return found + declarations.check(model, base_dir)
+    findings, declared = declarations.check(model, base_dir)
+    return found + findings, declared
 
 
 def load(model_or_path) -> tuple[str, Loaded]:
@@ -163,8 +166,10 @@ def load(model_or_path) -> tuple[str, Loaded]:
     model = None  # only the serialized bytes stay alive through the checker and inference
     path = None if isinstance(model_or_path, onnx.ModelProto) else os.fsdecode(model_or_path)
     # refuses what is not an ONNX model (Unreadable) before any check runs
-    written = written_findings(data, shown, None if path is None else os.path.dirname(path) or ".")
+    written, loaded_declared = written_findings(data, shown, None if path is None else
+                                                os.path.dirname(path) or ".")
     loaded = check_and_infer(data, path)
     loaded.findings[:0] = written
+    loaded.declared = loaded_declared
     loaded.timings = {**timings, **loaded.timings}
     return shown, loaded
