@@ -83,13 +83,13 @@ def _onnx_finding(rule: str, exc: BaseException, what: str) -> Finding:
                    graph="main", node_name=node_name, op_type=op_type)
 
 
-def check_and_infer(data: bytes, path: str | None = None) -> Loaded:
+def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False) -> Loaded:
     """Run the ONNX checker and one strict shape inference on serialized ``data``.
 
     With ``path`` the checker reads the file itself, so that it resolves external-data
     locations next to the model (it checks that they exist; the weights are not loaded). A path
     onnx cannot take as text (not UTF-8) is checked from ``data``: declarations.check covers the
-    external data then."""
+    external data then. ``text_ok``: every text field of ``data`` is known to be UTF-8."""
     timings: dict[str, float] = {}
     findings: list[Finding] = []
     if path is not None:
@@ -122,14 +122,15 @@ def check_and_infer(data: bytes, path: str | None = None) -> Loaded:
         inferred, known = onnx.load_model_from_string(data), False
     else:
         known = True
-    text.clean_model(inferred, data)  # reported by written_findings; here only made readable
+    if not text_ok:  # reported by written_findings; here only made readable
+        text.clean_model(inferred)
     return Loaded(inferred, known, findings, timings)
 
 
-def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[list[Finding], list[Finding]]:
+def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[list, list, bool]:
     """Findings on the model as written (text that is not UTF-8, declarations, loadability),
-    from a parse of ``data`` that is dropped afterwards; see declarations.check for the two
-    lists."""
+    from a parse of ``data`` that is dropped afterwards: the two lists of declarations.check,
+    and whether every text field is UTF-8."""
     model = parse(data, shown)
     bad = text.clean_model(model, data)
     found = []
@@ -139,7 +140,7 @@ def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[lis
                                       f"{more}); protobuf text must be UTF-8, and tools disagree on "
                                       "how to read the rest: re-encode the names", graph="model"))
     findings, declared = declarations.check(model, base_dir)
-    return found + findings, declared
+    return found + findings, declared, not bad
 
 
 def load(model_or_path) -> tuple[str, Loaded]:
@@ -166,9 +167,9 @@ def load(model_or_path) -> tuple[str, Loaded]:
     model = None  # only the serialized bytes stay alive through the checker and inference
     path = None if isinstance(model_or_path, onnx.ModelProto) else os.fsdecode(model_or_path)
     # refuses what is not an ONNX model (Unreadable) before any check runs
-    written, loaded_declared = written_findings(data, shown, None if path is None else
-                                                os.path.dirname(path) or ".")
-    loaded = check_and_infer(data, path)
+    written, loaded_declared, text_ok = written_findings(
+        data, shown, None if path is None else os.path.dirname(path) or ".")
+    loaded = check_and_infer(data, path, text_ok)
     loaded.findings[:0] = written
     loaded.declared = loaded_declared
     loaded.timings = {**timings, **loaded.timings}

@@ -1,0 +1,116 @@
+"""Exact details the other tests leave loose (each was a surviving mutant of mutmut's run):
+SARIF rule descriptors, finding locations, declaration texts, escapes, nested scopes."""
+from __future__ import annotations
+
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from sonnx import requirements
+from sonnx.validate import formats, validate
+from sonnx.validate.report import ONNX_CATEGORIES, Report
+from sonnx.validate.text import neutral, path_uri
+
+from . import models as M
+
+
+def test_sarif_rule_descriptors_are_exact():
+    rules = formats.to_sarif_obj([Report("m.onnx")])["runs"][0]["tool"]["driver"]["rules"]
+    reqs = requirements.load()
+    assert [r["id"] for r in rules] == list(reqs) + list(ONNX_CATEGORIES)
+    for r in rules[:len(reqs)]:
+        req = reqs[r["id"]]
+        assert r == {"id": req.id, "name": req.title, "shortDescription": {"text": req.title},
+                     "fullDescription": {"text": req.statement},
+                     "help": {"text": f"{req.statement} Rationale: {req.rationale}"},
+                     "properties": {"source": req.source},
+                     "defaultConfiguration": {"level": "error"}}
+    for r in rules[len(reqs):]:
+        title, text = ONNX_CATEGORIES[r["id"]]
+        assert r == {"id": r["id"], "name": title, "shortDescription": {"text": title},
+                     "fullDescription": {"text": text}, "help": {"text": text},
+                     "defaultConfiguration": {"level": "error"}}
+
+
+def test_text_titles_of_onnx_categories():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.output[0].type.tensor_type.elem_type = TensorProto.UNDEFINED
+    out = formats.to_text([validate(m)])
+    assert "[ONNX-IR] ONNX IR and loaders: 1" in out
+    assert formats.to_json([Report("m.onnx")]).endswith("}\n")
+
+
+@pytest.mark.req("MUL-R4")
+def test_nested_subgraph_reads_outer_names():
+    inner = helper.make_graph([helper.make_node("Mul", ["x", "b"], ["t"], name="deep")], "inner", [],
+                              [M.vi("t", [2, 3])])
+    inner_else = helper.make_graph([helper.make_node("Mul", ["x", "x"], ["e"])], "ie", [],
+                                   [M.vi("e", [2, 3])])
+    nested = helper.make_node("If", ["cond"], ["t2"], name="If_1", then_branch=inner,
+                              else_branch=inner_else)
+    then = helper.make_graph([nested], "then", [], [M.vi("t2", [2, 3])])
+    other = helper.make_graph([helper.make_node("Mul", ["x", "x"], ["e2"])], "else", [],
+                              [M.vi("e2", [2, 3])])
+    node = helper.make_node("If", ["cond"], ["y"], name="If_0", then_branch=then, else_branch=other)
+    m = M.model([node], [M.vi("x", [2, 3]), M.vi("b", [3]), M.vi("cond", [], TensorProto.BOOL)],
+                [M.vi("y", [2, 3])])
+    found = [f for f in validate(m).findings if f.rule == "MUL-R4"]
+    assert [(f.graph, f.node_name) for f in found] == [("main/If_0:then_branch/If_1:then_branch", "deep")]
+
+
+def test_loadability_findings_are_located():
+    m = M.gemm([2, 3], [3, 4], [2, 4])
+    m.graph.node[0].attribute.append(helper.make_attribute_ref("alpha", onnx.AttributeProto.FLOAT))
+    (f,) = [f for f in validate(m).findings if f.rule == "ONNX-IR"]
+    assert (f.graph, f.node_index, f.node_name, f.op_type, f.domain, f.tensor) == \
+        ("main", 0, "gemm", "Gemm", "", None)
+    m = M.mul([2, 3], [2, 3])
+    m.graph.output[0].type.tensor_type.elem_type = TensorProto.UNDEFINED
+    (f,) = [f for f in validate(m).findings if f.rule == "ONNX-IR"]
+    assert (f.graph, f.node_index, f.tensor) == ("main", None, "c")
+
+
+def test_onnx_findings_name_their_node():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.node[0].attribute.append(helper.make_attribute("foo", 1))
+    (f,) = [f for f in validate(m).findings if f.rule == "ONNX-CHECKER"]
+    assert (f.graph, f.node_name, f.op_type) == ("main", "mul", "Mul")
+    assert f.message.startswith("the ONNX checker rejects the model: ")
+    assert f.message.endswith("; fix the model so that onnx accepts it")
+    (f,) = validate(M.mul([2, 3], [2, 3], out_shape=[3])).findings
+    assert (f.rule, f.graph, f.node_name, f.op_type) == ("ONNX-INFERENCE", "main", "mul", "Mul")
+    m = M.mul([2, 3], [2, 3])
+    m.graph.node[0].name = ""
+    m.graph.node[0].attribute.append(helper.make_attribute("foo", 1))
+    (f,) = [f for f in validate(m).findings if f.rule == "ONNX-CHECKER"]
+    assert (f.node_name, f.op_type) == (None, "Mul")
+
+
+@pytest.mark.req("PROF-R2")
+@pytest.mark.parametrize("second,shown", [
+    (helper.make_tensor_value_info("b", TensorProto.FLOAT, None), "value_info: float (no shape)"),
+    (helper.make_tensor_value_info("b", TensorProto.FLOAT, [None, 3]), "value_info: float[?,3]"),
+    (helper.make_tensor_value_info("b", TensorProto.UNDEFINED, [2, 3]), "value_info: undefined[2,3]"),
+    (helper.make_sparse_tensor_value_info("b", TensorProto.FLOAT, [2, 3]), "value_info: sparse float[2,3]"),
+    (helper.make_value_info("b", helper.make_sequence_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, [2, 3]))), "value_info: sequence"),
+])
+def test_declarations_are_described_exactly(second, shown):
+    m = M.mul([2, 3], [2, 3])
+    m.graph.value_info.append(second)
+    (f,) = [f for f in validate(m).findings if "declared with different types" in f.message]
+    assert f"(graph input: float[2,3]; {shown})" in f.message
+    assert (f.graph, f.tensor) == ("main", "b")
+
+
+def test_escapes():
+    assert neutral("\x85") == "\\x85"                       # C1 control
+    assert neutral("a\u2029b\u2028") == "a\\u2029b\\u2028"  # paragraph and line separators
+    assert neutral("\U000e0001") == "\\U000e0001"            # an astral format character
+    assert neutral("\ud800") == "\\ud800"                    # a lone surrogate
+
+
+def test_path_uris():
+    assert path_uri("dir/a b.onnx") == "dir/a%20b.onnx"
+    assert path_uri("/x/y.onnx") == "file:///x/y.onnx"
+    assert path_uri("c:d") == "c%3Ad"
