@@ -2,6 +2,7 @@
 and every call site still gets its own findings."""
 from __future__ import annotations
 
+import onnx
 import pytest
 from onnx import helper
 
@@ -42,3 +43,19 @@ def test_thousand_functions_ten_thousand_calls_stay_fast():
     r = validate(M.many_functions(1000, 10000))
     assert r.nodes == 20000 and len(r.findings) == 10000
     assert time.process_time() - start < 20  # hang guard (34 s before the per-signature walk)
+
+
+@pytest.mark.req("GEMM-R6")
+@pytest.mark.parametrize("alphas,flagged", [((1.0, 2.0), ["main/c1:local::G"]),
+                                            ((2.0, 1.0), ["main/c0:local::G"])])
+def test_call_attributes_are_part_of_the_signature(alphas, flagged):
+    i32 = onnx.TensorProto.INT32
+    gemm = helper.make_node("Gemm", ["p", "p", "p"], ["r"], name="g")
+    gemm.attribute.append(helper.make_attribute_ref("alpha", onnx.AttributeProto.FLOAT))
+    fn = helper.make_function("local", "G", ["p"], ["r"], [gemm],
+                              opset_imports=[helper.make_opsetid("", 13)], attributes=["alpha"])
+    calls = [helper.make_node("G", ["x"], [f"y{i}"], domain="local", name=f"c{i}", alpha=a)
+             for i, a in enumerate(alphas)]
+    m = M.model(calls, [M.vi("x", [2, 2], i32)], [M.vi(f"y{i}", [2, 2], i32) for i in range(2)],
+                functions=[fn], extra_imports=[helper.make_opsetid("local", 1)])
+    assert [f.graph for f in validate(m).findings if f.rule == "GEMM-R6"] == flagged
