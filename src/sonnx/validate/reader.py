@@ -167,8 +167,10 @@ def load(model_or_path) -> tuple[str, Loaded]:
     model = None  # only the serialized bytes stay alive through the checker and inference
     path = None if isinstance(model_or_path, onnx.ModelProto) else os.fsdecode(model_or_path)
     # refuses what is not an ONNX model (Unreadable) before any check runs
+    t = time.perf_counter()
     written, loaded_declared, text_ok = written_findings(
         data, shown, None if path is None else os.path.dirname(path) or ".")
+    timings["written"] = time.perf_counter() - t
     loaded = check_and_infer(data, path, text_ok)
     loaded.findings[:0] = written
     loaded.declared = loaded_declared
