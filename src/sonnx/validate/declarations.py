@@ -7,9 +7,10 @@
   or output naming an outer tensor is a declaration of that tensor too. Every declaration must
   itself be static (PROF-R2), even where onnx's inference would refine it.
 * Loadable (ONNX-IR): what the ONNX IR or onnxruntime's loader refuses and onnx's checker lets
-  through: an element type UNDEFINED (0) or unknown, an attribute reference (ref_attr_name)
-  outside a function body, external data that is missing or runs past the end of its file
-  (sizes from the file system's metadata only; weights are never read).
+  through: an element type UNDEFINED (0) or unknown, external data that is missing or runs past
+  the end of its file (sizes from the file system's metadata only; weights are never read); and
+  an attribute reference (ref_attr_name) outside a function body, which the IR allows only in
+  function bodies and onnxruntime loads with a silently wrong value.
 """
 from __future__ import annotations
 
@@ -111,8 +112,9 @@ class _Checker:
             for a in n.attribute:
                 if a.ref_attr_name and not in_function:
                     self._finding(f"attribute '{a.name}' of node '{label}' refers to a function "
-                                  f"attribute ('{a.ref_attr_name}') outside any function body; a "
-                                  "loader reads it as unset: give the attribute its value",
+                                  f"attribute ('{a.ref_attr_name}') outside any function body, "
+                                  "where nothing can supply it (onnxruntime silently reads a "
+                                  "Gemm alpha written so as 0): give the attribute its value",
                                   path, node=(index, n))
                 if a.type == _GRAPH:
                     self._graph(a.g, f"{path}/{label}:{a.name}", scope, in_function=in_function)
