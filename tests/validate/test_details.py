@@ -114,3 +114,60 @@ def test_path_uris():
     assert path_uri("dir/a b.onnx") == "dir/a%20b.onnx"
     assert path_uri("/x/y.onnx") == "file:///x/y.onnx"
     assert path_uri("c:d") == "c%3Ad"
+
+
+def test_sarif_result_and_notification_are_exact():
+    good = validate(M.mul([2, 3], [3]))
+    good.path = "dir/m.onnx"
+    bad = Report("gone.onnx", error="gone.onnx: no such file", path="gone.onnx")
+    log = formats.to_sarif_obj([good, bad])
+    run = log["runs"][0]
+    assert log["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
+    assert run["tool"]["driver"]["name"] == "sonnx" and run["tool"]["driver"]["version"]
+    index = [r["id"] for r in run["tool"]["driver"]["rules"]].index("MUL-R4")
+    f = good.findings[0]
+    assert run["results"] == [{
+        "ruleId": "MUL-R4", "ruleIndex": index, "level": "error", "message": {"text": f.message},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "dir/m.onnx"}},
+                       "logicalLocations": [{"fullyQualifiedName": "main/mul", "kind": "function",
+                                             "name": "mul"}]}],
+        "properties": {"graph": "main", "node_index": 0, "node_name": "mul", "op_type": "Mul",
+                       "domain": "", "op_version": 13}}]
+    assert run["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [
+        {"level": "error", "message": {"text": "gone.onnx: no such file"},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "gone.onnx"}}}]}]}]
+    assert run["artifacts"] == [{"location": {"uri": "dir/m.onnx"}}, {"location": {"uri": "gone.onnx"}}]
+    tensor = Report("t.onnx", findings=[validate(M.mul(["N", 3], ["N", 3])).findings[0]])
+    (res,) = formats.to_sarif_obj([tensor])["runs"][0]["results"]
+    assert res["locations"][0]["logicalLocations"] == [
+        {"fullyQualifiedName": "main/tensor:a", "kind": "variable", "name": "a"}]
+    assert res["properties"] == {"graph": "main", "tensor": "a"}
+
+
+def test_text_summary_of_several_models():
+    ok, bad = Report("ok.onnx", nodes=1), validate(M.mul([2, 3], [3]))
+    gone = Report("gone.onnx", error="gone.onnx: no such file")
+    lines = formats.to_text([ok, bad, gone]).splitlines()
+    assert lines[0] == "ok.onnx: conforms to the SONNX profile (1 nodes)"
+    assert lines[1] == "<ModelProto>: 1 violation(s) of 1 rule(s) (1 nodes)"
+    assert lines[2].startswith("  [MUL-R4] No broadcasting: 1")
+    assert lines[3].startswith("    main/mul (Mul-13): Mul inputs have shapes")
+    assert lines[4] == "gone.onnx: ERROR (not validated): gone.onnx: no such file"
+    assert lines[5] == "3 models: 1 conform, 1 with violations, 1 not readable"
+
+
+def test_cli_error_paths(tmp_path, capsys):
+    from sonnx.cli import main
+    p = tmp_path / "m.onnx"
+    onnx.save(M.mul([2, 3], [2, 3]), p)
+    assert main(["validate", str(p), "-o", str(tmp_path / "no" / "dir.json")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("sonnx validate: cannot write ") and "No such file" in err
+    assert main(["validate", "--format", "json", str(tmp_path / "gone.onnx")]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"sonnx validate: {tmp_path / 'gone.onnx'}: no such file\n"
+    assert main(["validate", str(tmp_path / "gone.onnx")]) == 2
+    out, err = capsys.readouterr()
+    assert err == "" and "no such file" in out
+    assert main(["validate", str(p), "-o", "-"]) == 0
+    assert capsys.readouterr()[0].endswith("conforms to the SONNX profile (1 nodes)\n")

@@ -27,14 +27,14 @@ def test_every_call_site_gets_its_findings():
     fn = helper.make_function("local", "F", ["p", "q"], ["r"], body,
                               opset_imports=[helper.make_opsetid("", 13)])
     calls = [helper.make_node("F", ["x", "b"], ["y0"], domain="local", name="c0"),
-             helper.make_node("F", ["y0", "b"], ["y1"], domain="local", name="c1"),
+             helper.make_node("F", ["y0", "b"], ["y1"], domain="local"),  # unnamed: F_1
              helper.make_node("F", ["y1", "y1"], ["y2"], domain="local", name="c2")]
     m = M.model(calls, [M.vi("x", [2, 3]), M.vi("b", [3])], [M.vi("y2", [2, 3])], functions=[fn],
                 extra_imports=[helper.make_opsetid("local", 1)])
     r = validate(m)
     bcast = [f.graph for f in r.findings if f.rule == "MUL-R4"]
-    # c0 and c1 share a signature (float[2,3], float[3]); c2 does not, and conforms
-    assert bcast == ["main/c0:local::F", "main/c1:local::F"]
+    # c0 and F_1 share a signature (float[2,3], float[3]); c2 does not, and conforms
+    assert bcast == ["main/c0:local::F", "main/F_1:local::F"]
 
 
 def test_thousand_functions_ten_thousand_calls_stay_fast():

@@ -154,9 +154,15 @@ def test_external_data_inside_its_file_conforms(tmp_path):
 
 
 @pytest.mark.parametrize("entries,expected", [
-    ({"offset": 8}, "past the end"),
-    ({"length": 4096}, "need 48"),
-    ({"offset": 0, "length": 48, "location": "nowhere.bin"}, "does not exist"),
+    ({"offset": 8}, "spans bytes 8 to 56 of 'w.bin', past the end of that file (48 bytes)"),
+    ({"offset": 8, "length": 48}, "spans bytes 8 to 56 of 'w.bin', past the end of that file"),
+    ({"offset": -1}, "negative offset or length"),
+    ({"length": -48}, "negative offset or length"),
+    ({"location": ""}, "names the file ''; it must be a relative path"),
+    ({"location": "/etc/passwd"}, "it must be a relative path inside the model's directory"),
+    ({"length": 4096}, "has length 4096 bytes, but its dims and element type need 48"),
+    ({"offset": 0, "length": 48, "location": "nowhere.bin"},
+     "external data of tensor 'w' is in 'nowhere.bin', which does not exist next to the model"),
     ({"location": "../w.bin"}, "relative path inside"),
     ({"offset": "x"}, "not an integer"),
 ])
@@ -164,7 +170,9 @@ def test_external_data_that_cannot_be_loaded_is_found(tmp_path, entries, expecte
     path = _external_model(tmp_path)
     _edit_external(path, **entries)
     r = validate(path)
-    assert r.error is None and any(f.rule == "ONNX-IR" and expected in f.message for f in r.findings), r.findings
+    found = [f for f in r.findings if f.rule == "ONNX-IR"]
+    assert r.error is None and len(found) == 1 and expected in found[0].message, r.findings
+    assert (found[0].graph, found[0].tensor) == ("main", "w")
 
 
 def test_external_data_of_an_in_memory_model_is_not_called_conformant(tmp_path):
