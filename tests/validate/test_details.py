@@ -171,3 +171,29 @@ def test_cli_error_paths(tmp_path, capsys):
     assert err == "" and "no such file" in out
     assert main(["validate", str(p), "-o", "-"]) == 0
     assert capsys.readouterr()[0].endswith("conforms to the SONNX profile (1 nodes)\n")
+
+
+def _int_gemm(opset=13, **attrs):
+    i32 = TensorProto.INT32
+    node = helper.make_node("Gemm", ["a", "b", "c"], ["y"], name="g", **attrs)
+    return M.model([node], [M.vi(n, [2, 2], i32) for n in "abc"], [M.vi("y", [2, 2], i32)], opset=opset)
+
+
+@pytest.mark.req("GEMM-R6", "GEMM-R3")
+def test_integer_gemm_attributes_and_opset_reach_the_rules():
+    assert validate(_int_gemm()).conforms                                   # defaults are 1
+    assert [f.rule for f in validate(_int_gemm(beta=2.0)).findings] == ["GEMM-R6"]
+    assert validate(_int_gemm(opset=9)).conforms                            # Gemm-9 has int32
+    assert "GEMM-R3" in [f.rule for f in validate(_int_gemm(opset=7)).findings]  # Gemm-7 has not
+
+
+@pytest.mark.req("PROF-R1", "PROF-R3")
+def test_functions_never_called_are_judged_in_their_own_graph():
+    body = [helper.make_node("Relu", ["p"], ["r"], name="relu")]
+    fn = helper.make_function("local", "Unused", ["p"], ["r"], body,
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
+    m = M.mul([2, 3], [2, 3])
+    m.functions.append(fn)
+    found = [(f.rule, f.graph, f.node_name) for f in validate(m).findings]
+    assert ("PROF-R1", "function:local::Unused", "relu") in found
+    assert ("PROF-R3", "function:local::Unused", None) in found
