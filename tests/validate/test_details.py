@@ -197,3 +197,42 @@ def test_functions_never_called_are_judged_in_their_own_graph():
     found = [(f.rule, f.graph, f.node_name) for f in validate(m).findings]
     assert ("PROF-R1", "function:local::Unused", "relu") in found
     assert ("PROF-R3", "function:local::Unused", None) in found
+
+
+@pytest.mark.req("PROF-R2")
+@pytest.mark.parametrize("where", ["output", "value_info"])
+def test_a_declaration_that_is_not_static_is_found_where_inference_is(where):
+    m = M.mul([2, 3], [2, 3])
+    if where == "output":
+        m.graph.output[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    else:
+        m.graph.value_info.append(M.vi("c", ["N", 3]))
+        m.graph.output[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    r = validate(m)
+    shown = "graph output" if where == "output" else "value_info"
+    assert any(f.rule == "PROF-R2" and f.message.startswith(f"{shown} 'c' (as declared) has dimension 0 = 'N'")
+               and (f.graph, f.tensor) == ("main", "c") for f in r.findings), r.findings
+
+
+def test_undefined_initializer_type_is_located():
+    m = M.mul([2, 3], [2, 3])
+    t = m.graph.initializer.add(name="w", data_type=TensorProto.UNDEFINED, dims=[1])
+    del t  # an unused initializer is enough
+    found = [f for f in validate(m).findings if f.rule == "ONNX-IR"]
+    assert [(f.graph, f.tensor) for f in found] == [("main", "w")]
+    assert found[0].message.startswith("initializer 'w' has element type UNDEFINED (0)")
+
+
+def test_attribute_reference_inside_a_function_subgraph_is_allowed():
+    gemm = helper.make_node("Gemm", ["p", "p"], ["t"], name="g")
+    gemm.attribute.append(helper.make_attribute_ref("alpha", onnx.AttributeProto.FLOAT))
+    then = helper.make_graph([gemm], "then", [], [M.vi("t", [2, 2])])
+    other = helper.make_graph([helper.make_node("Gemm", ["p", "p"], ["e"])], "else", [],
+                              [M.vi("e", [2, 2])])
+    body = [helper.make_node("If", ["c"], ["r"], then_branch=then, else_branch=other)]
+    fn = helper.make_function("local", "F", ["p", "c"], ["r"], body,
+                              opset_imports=[helper.make_opsetid("", 13)], attributes=["alpha"])
+    call = helper.make_node("F", ["x", "cond"], ["y"], domain="local", name="call", alpha=1.0)
+    m = M.model([call], [M.vi("x", [2, 2]), M.vi("cond", [], TensorProto.BOOL)], [M.vi("y", [2, 2])],
+                functions=[fn], extra_imports=[helper.make_opsetid("local", 1)])
+    assert "ONNX-IR" not in [f.rule for f in validate(m).findings]

@@ -67,7 +67,7 @@ class _Checker:
             decls: dict[str, list] = {}
             for vi in getattr(f, "value_info", ()):  # FunctionProto.value_info: IR >= 10
                 self._declare(decls, vi.name, "value_info", vi.type, path)
-            self._agree(decls, path, {})
+            self._agree(decls, path)
             self._nodes(f.node, path, decls, in_function=True)
         return self.findings
 
@@ -101,7 +101,7 @@ class _Checker:
         for name, found in decls.items():
             if name not in local and name in scope:
                 found[:0] = [(f"{where} (in {scope_path})", e) for where, e, scope_path in scope[name]]
-        self._agree(decls, path, scope)
+        self._agree(decls, path)
         for name, found in decls.items():
             scope[name] = [(w, e, path) for w, e in found]
         self._nodes(g.node, path, scope, in_function=in_function)
@@ -140,7 +140,7 @@ class _Checker:
             for v in shape_violations(sig.shape, f"{where} '{name}' (as declared)"):
                 self.declared_static.append(Finding(v.requirement, v.message, graph=path, tensor=name))
 
-    def _agree(self, decls: dict, path: str, scope: dict) -> None:
+    def _agree(self, decls: dict, path: str) -> None:
         for name, found in decls.items():
             distinct = list(dict.fromkeys(e for _, e in found))
             if len(distinct) < 2:
