@@ -11,6 +11,7 @@ from __future__ import annotations
 import tracemalloc
 
 import onnx
+from onnx import helper
 import pytest
 
 from sonnx.validate import rules, subinfer, types, validate
@@ -94,3 +95,21 @@ def test_a_per_node_record_is_caught(tmp_path, monkeypatch):
     monkeypatch.setattr(Walker, "_walk_graph", keeping)
     small, large = _per_node_peaks(tmp_path)
     assert large > PER_NODE_BOUND, f"planted per-node records not seen: {large:.0f} bytes per node"
+
+
+def test_the_text_shortcut_does_not_hide_a_field_that_is_not_utf8(tmp_path):
+    """The walk over text fields is skipped only when it cannot find anything. A file that
+    decodes as UTF-8 as a whole is not enough: here an attribute's doc_string ends in the lead
+    byte 0xC3 and the next byte, the tag of AttributeProto.type (0xA0), completes a valid pair."""
+    gemm = helper.make_node("Gemm", ["x", "x", "x"], ["y"], name="g", transA=0)
+    gemm.attribute[0].doc_string = "ok"
+    data = M.model([gemm], [M.vi("x", [2, 2])], [M.vi("y", [2, 2])]).SerializeToString()
+    at = data.index(b"ok")
+    data = data[:at] + b"o\xc3" + data[at + 2:]
+    assert data[at + 2] == 0xA0
+    data.decode("utf-8")  # the whole file is valid UTF-8
+    path = tmp_path / "utf8_across_fields.onnx"
+    path.write_bytes(data)
+    report = validate(str(path))
+    assert [f.rule for f in report.findings] == ["ONNX-IR"]
+    assert "model.graph.node[0].attribute[0].doc_string = 'o\\xc3'" in report.findings[0].message

@@ -55,13 +55,11 @@ def _clean(msg, where: str, bad: list[str]) -> None:
 def clean_model(model, data: bytes | None = None) -> list[str]:
     """Replace every text field of ``model`` that protobuf returned as bytes (not UTF-8) by its
     decoded text, in place; return where they were (field paths). With ``data`` (the serialized
-    model) a model whose bytes are all UTF-8 is known clean without a walk."""
-    if data is not None:
-        try:
-            data.decode("utf-8")
-            return []
-        except UnicodeDecodeError:
-            pass
+    model) a model whose bytes are all ASCII is known clean without a walk. (Bytes that decode
+    as UTF-8 as a whole would not do: a field ending in a lead byte such as 0xC3 followed by a
+    field tag 0xA0 (AttributeProto.type) reads as the valid pair "\\xc3\\xa0".)"""
+    if data is not None and data.isascii():
+        return []
     bad: list[str] = []
     _clean(model, "model", bad)
     return bad
