@@ -118,10 +118,11 @@ def in_cache_peak() -> dict:
     for label, flags in (("separate", ()), ("fma", ("contract",))):
         kernels, _ = compile_folds(flags)
         for dt in (np.float32, np.float64):
-            fn, mr, nr = kernels[np.dtype(dt)]
-            k = 2048
+            kern = kernels[np.dtype(dt)]
+            k, mr, nr = 2048, kern.mr, kern.nr
             a, bp, s = np.full((mr, k), 0.5, dt), np.ones((1, k, nr), dt), np.zeros((mr, nr), dt)
-            call = lambda: fn(a.ctypes.data, bp.ctypes.data, s.ctypes.data, k, 1, 0, 1, k)  # noqa: E731
+            call = lambda: kern.fold(a.ctypes.data, bp.ctypes.data, s.ctypes.data,  # noqa: E731
+                                     k, 1, 0, 1, 0, 1, k)
             best = []
             for _ in range(5):
                 t0 = time.perf_counter()

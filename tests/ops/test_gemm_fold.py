@@ -28,8 +28,8 @@ def reference(a, b) -> np.ndarray:
 
 def tile(dt):
     """(MR, NR) of the compiled kernel for dt."""
-    _, mr, nr = gemm_fold._compiled()[np.dtype(dt)]
-    return mr, nr
+    kern = gemm_fold._compiled()[np.dtype(dt)]
+    return kern.mr, kern.nr
 
 
 @pytest.fixture

@@ -80,7 +80,7 @@ def numpy_fold(ap: np.ndarray, bp: np.ndarray) -> np.ndarray:
 
 def _padded(x: np.ndarray, rows: int) -> np.ndarray:
     """x (R, C), C-contiguous, with zero rows added up to ``rows`` rows (x itself when none)."""
-    if x.shape[0] == rows and x.flags.c_contiguous:
+    if x.shape[0] == rows and x.flags.c_contiguous and x.flags.aligned:
         return x
     out = np.zeros((rows, x.shape[1]), x.dtype)
     out[:x.shape[0]] = x
@@ -105,25 +105,45 @@ def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarr
         return numpy_fold(ap, bp)
     m, k = ap.shape
     n = bp.shape[1]
-    kernel, mr, nr = kernels[ap.dtype]
+    kern = kernels[ap.dtype]
+    mr, nr = kern.mr, kern.nr
     rpan, cpan = -(-m // mr), -(-n // nr)       # row panels of A', column panels of B'
     apk = _padded(ap, rpan * mr)                # read in place: MR rows stream in parallel
-    # B' by panels of NR columns, each KC x NR block contiguous (read once per row panel)
-    bpk = np.zeros((cpan, k, nr), bp.dtype)
+    bp = np.require(bp, requirements="CA")
+    # B' by panels of NR columns, each KC x NR block contiguous (in L1 while the rows pass);
+    # the compiled pack copies whole panels, the last partial one (if any) is padded here
+    bpk = np.empty((cpan, k, nr), bp.dtype)
     full = n // nr
-    bpk[:full] = bp[:, :full * nr].reshape(k, full, nr).transpose(1, 0, 2)
     if full < cpan:
+        bpk[full] = 0
         bpk[full, :, :n - full * nr] = bp[:, full * nr:]
     s = np.zeros((rpan * mr, cpan * nr), ap.dtype)
     if threads is None:
         threads = (os.cpu_count() or 1) if m * k * n >= PARALLEL_WORK else 1
-    step = -(-rpan // max(1, threads))  # row panels per thread
-    args = (apk.ctypes.data, bpk.ctypes.data, s.ctypes.data, k, cpan)
-    bounds = [(p, min(rpan, p + step)) for p in range(0, rpan, step)]
-    workers = [threading.Thread(target=kernel, args=args + (p0, p1, KC)) for p0, p1 in bounds[1:]]
+    threads = max(1, threads)
+
+    def pack(q0, q1):
+        if q0 < min(q1, full):
+            kern.pack(bp.ctypes.data, bpk.ctypes.data, k, n, q0, min(q1, full))
+
+    def run(p0, p1, q0, q1):
+        kern.fold(apk.ctypes.data, bpk.ctypes.data, s.ctypes.data, k, cpan, p0, p1, q0, q1, KC)
+
+    def columns(q0, q1):                        # a thread packs the panels it multiplies
+        pack(q0, q1)
+        run(0, rpan, q0, q1)
+
+    if cpan >= threads:                         # threads share the column panels
+        step = -(-cpan // threads)
+        work = [(columns, (q, min(cpan, q + step))) for q in range(0, cpan, step)]
+    else:                                       # too few columns: they share the row panels
+        pack(0, cpan)
+        step = -(-rpan // threads)
+        work = [(run, (p, min(rpan, p + step), 0, cpan)) for p in range(0, rpan, step)]
+    workers = [threading.Thread(target=f, args=a) for f, a in work[1:]]
     for w in workers:
         w.start()
-    kernel(*args, *bounds[0], KC)
+    work[0][0](*work[0][1])
     for w in workers:
         w.join()
     if s.shape != (m, n):

@@ -11,20 +11,30 @@ cached on disk.
 
 The function made for a float type T (``float``/``double``)::
 
-    fold_T(apk, bpk, s, k, npanels, p0, p1, kc)
+    fold_T(apk, bpk, s, k, npanels, p0, p1, q0, q1, kc)
 
 multiplies ``apk`` = A' (row-major, rows padded with zeros to a multiple of MR) by the packed
 panels ``bpk[jp, l, c] = B'[l, jp*NR + c]`` (columns padded likewise), into ``s`` (padded,
-row-major, ``npanels * NR`` columns, zero on entry), for the row panels ``p0 .. p1-1``. K is
+row-major, ``npanels * NR`` columns, zero on entry), for the row panels ``p0 .. p1-1`` and
+the column panels ``q0 .. q1-1``. K is
 cut into blocks of ``kc``; each element's partial sum is stored in ``s`` between blocks and
 reloaded, so every element still sees ``s = s + a*b`` for l ascending, one product and one
 sum at a time: lanes and registers hold different elements, never parts of one sum.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from llvmlite import ir
 
 I64 = ir.IntType(64)
+
+
+class Kernel(NamedTuple):
+    fold: object        # fold_T(apk, bpk, s, k, npanels, p0, p1, q0, q1, kc), through ctypes
+    pack: object        # pack_T(bp, bpk, k, ldb, q0, q1)
+    mr: int             # rows of the register tile
+    nr: int             # columns of the register tile (a B' panel)
 
 
 def _loop(b: ir.IRBuilder, start, stop, step, name: str, carried=(), body=None):
@@ -66,11 +76,11 @@ def build(module: ir.Module, name: str, elem: ir.Type, lanes: int, nvec: int, mr
     vec = ir.VectorType(elem, lanes)
     ptr = elem.as_pointer()
     size = 4 if isinstance(elem, ir.FloatType) else 8      # bytes per element: the alignment
-    fnty = ir.FunctionType(ir.VoidType(), [ptr, ptr, ptr] + [I64] * 5)
+    fnty = ir.FunctionType(ir.VoidType(), [ptr, ptr, ptr] + [I64] * 7)
     fn = ir.Function(module, fnty, name=name)
     for a in fn.args[:3]:
         a.add_attribute("noalias")      # apk, bpk and s are distinct arrays (made by fold())
-    apk, bpk, s, k, npan, p0, p1, kc = fn.args
+    apk, bpk, s, k, npan, p0, p1, q0, q1, kc = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     c = lambda v: ir.Constant(I64, v)   # noqa: E731
     ld = b.mul(npan, c(nr))             # row length of s
@@ -80,6 +90,8 @@ def build(module: ir.Module, name: str, elem: ir.Type, lanes: int, nvec: int, mr
 
     def vstore(v, p):
         b.store(v, b.bitcast(p, vec.as_pointer()), align=size)
+
+    _build_pack(module, f"pack_{name}", elem, vec, nvec, size)
 
     def k_block(b, lc, _):
         le = b.select(b.icmp_signed("<", b.add(lc, kc), k), b.add(lc, kc), k)
@@ -121,7 +133,7 @@ def build(module: ir.Module, name: str, elem: ir.Type, lanes: int, nvec: int, mr
             _loop(b, p0, p1, 1, "ip", (), row_panel)
             return []
 
-        _loop(b, c(0), npan, 1, "jp", (), col_panel)
+        _loop(b, q0, q1, 1, "jp", (), col_panel)
         return []
 
     # the K blocks are the outer loop: block after block, each element's sum carries on
@@ -130,9 +142,37 @@ def build(module: ir.Module, name: str, elem: ir.Type, lanes: int, nvec: int, mr
 
 
 
+def _build_pack(module, name, elem, vec, nvec, size):
+    """``name(bp, bpk, k, ldb, q0, q1)``: copies the column panels q0 .. q1-1 of B' (row-major,
+    ``ldb`` columns, whole panels only) into ``bpk[jp, l, :]``, one vector at a time."""
+    ptr = elem.as_pointer()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr] + [I64] * 4), name=name)
+    for a in fn.args[:2]:
+        a.add_attribute("noalias")
+    bp, bpk, k, ldb, q0, q1 = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    c = lambda v: ir.Constant(I64, v)   # noqa: E731
+    lanes = vec.count
+    nr = lanes * nvec
+
+    def panel(b, jp, _):
+        def row(b, l, _):
+            src = b.gep(bp, [b.add(b.mul(l, ldb), b.mul(jp, c(nr)))])
+            dst = b.gep(bpk, [b.mul(b.add(b.mul(jp, k), l), c(nr))])
+            for v in range(nvec):
+                x = b.load(b.bitcast(b.gep(src, [c(v * lanes)]), vec.as_pointer()), align=size)
+                b.store(x, b.bitcast(b.gep(dst, [c(v * lanes)]), vec.as_pointer()), align=size)
+            return []
+        _loop(b, c(0), k, 1, "l", (), row)
+        return []
+
+    _loop(b, q0, q1, 1, "jp", (), panel)
+    b.ret_void()
+
+
 def compile_folds(flags: tuple = ()):
     """Compiles the fold for float32 and float64 for this machine's CPU. Returns
-    ``(kernels, asm)``: ``kernels[dtype] = (ctypes function, MR, NR)``; ``asm`` is the machine code
+    ``(kernels, asm)``: ``kernels[dtype]``, a Kernel; ``asm`` is the machine code
     as text (the tests read it). The functions stay valid while the returned objects live."""
     import ctypes
 
@@ -161,10 +201,12 @@ def compile_folds(flags: tuple = ()):
     pb.getModulePassManager().run(mod, pb)
     engine = llvm.create_mcjit_compiler(mod, tm)
     engine.finalize_object()
-    proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, *[ctypes.c_int64] * 5)
+    proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, *[ctypes.c_int64] * 7)
+    pack_proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 2, *[ctypes.c_int64] * 4)
     kernels = {}
     for dt, (_, lanes, nvec, mr) in shapes.items():
         fn = proto(engine.get_function_address(f"fold_{dt.name}"))
-        fn._engine = engine                 # the code lives as long as the engine
-        kernels[dt] = (fn, mr, lanes * nvec)
+        pack = pack_proto(engine.get_function_address(f"pack_fold_{dt.name}"))
+        fn._engine = pack._engine = engine  # the code lives as long as the engine
+        kernels[dt] = Kernel(fn, pack, mr, lanes * nvec)
     return kernels, tm.emit_assembly(mod)
