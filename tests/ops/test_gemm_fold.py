@@ -137,6 +137,21 @@ def test_same_bits_on_any_number_of_threads(dt):
 
 
 @pytest.mark.req("GEMM-R7")
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_same_bits_in_row_chunks(monkeypatch, dt):
+    """Rows run by chunks (each with its own ascending K blocks): one panel per chunk, with K
+    across block boundaries, gives the same bits as one chunk."""
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((40, gemm_fold.KC + 9)).astype(dt)
+    b = rng.standard_normal((gemm_fold.KC + 9, 35)).astype(dt)
+    whole = gemm_fold.fold(a, b, threads=1)
+    monkeypatch.setattr(gemm_fold, "MC_BYTES", 1)
+    for threads in (1, 2, 5):
+        assert_same_bits(gemm_fold.fold(a, b, threads=threads), whole)
+    assert_same_bits(whole, gemm_fold.numpy_fold(a, b))
+
+
+@pytest.mark.req("GEMM-R7")
 def test_layouts_and_views_are_accepted():
     """Transposed, strided and read-only operands give the same bits as contiguous ones."""
     rng = np.random.default_rng(8)

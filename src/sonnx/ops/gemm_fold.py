@@ -36,6 +36,8 @@ import numpy as np
 PARALLEL_WORK = 1 << 22
 # K block: a panel of B' (KC x NR) stays in the level-1 cache while the row panels pass over it
 KC = 256
+# row chunk: the part of A' (KC columns) that should stay in the level-2 cache
+MC_BYTES = 256 << 10
 # set to 1 to use the numpy fold even when the compiled one is available (tests, comparisons)
 FORCE_NUMPY_ENV = "SONNX_NUMPY_FOLD"
 
@@ -127,7 +129,12 @@ def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarr
             kern.pack(bp.ctypes.data, bpk.ctypes.data, k, n, q0, min(q1, full))
 
     def run(p0, p1, q0, q1):
-        kern.fold(apk.ctypes.data, bpk.ctypes.data, s.ctypes.data, k, cpan, p0, p1, q0, q1, KC)
+        # by chunks of row panels: a chunk's KC-column slice of A' stays in L2 while the B'
+        # panels pass over it (each chunk runs its own K blocks, in ascending order)
+        chunk = max(1, MC_BYTES // (KC * mr * ap.itemsize))
+        for p in range(p0, p1, chunk):
+            kern.fold(apk.ctypes.data, bpk.ctypes.data, s.ctypes.data, k, cpan,
+                      p, min(p1, p + chunk), q0, q1, KC)
 
     def columns(q0, q1):                        # a thread packs the panels it multiplies
         pack(q0, q1)

@@ -181,10 +181,13 @@ def compile_folds(flags: tuple = ()):
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    features = llvm.get_host_cpu_features()
+    try:
+        features = llvm.get_host_cpu_features()
+    except RuntimeError:                # llvmlite cannot read them on some hosts: baseline code
+        features = {}
     # full-width vectors: 512-bit with AVX-512 (LLVM's tuning would otherwise stop at 256)
     bits = 512 if features.get("avx512f") else 256 if features.get("avx") else 128
-    flat = features.flatten() + (",-prefer-256-bit" if bits == 512 else "")
+    flat = (features.flatten() if features else "") + (",-prefer-256-bit" if bits == 512 else "")
     tm = llvm.Target.from_default_triple().create_target_machine(
         cpu=llvm.get_host_cpu_name(), features=flat, opt=3, codemodel="jitdefault")
     module = ir.Module(name="sonnx_gemm_fold")
