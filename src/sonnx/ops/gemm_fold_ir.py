@@ -192,9 +192,11 @@ def compile_folds(flags: tuple = ()):
         cpu=llvm.get_host_cpu_name(), features=flat, opt=3, codemodel="jitdefault")
     module = ir.Module(name="sonnx_gemm_fold")
     module.triple = llvm.get_process_triple()
-    # MR rows x 2 vectors: 12 accumulators + 2 rows of B + one broadcast fit in 16 registers
-    shapes = {np.dtype(np.float32): (ir.FloatType(), bits // 32, 2, 6),
-              np.dtype(np.float64): (ir.DoubleType(), bits // 64, 2, 6)}
+    # MR rows x 2 vectors of accumulators, + 2 vectors of B' + one broadcast: with AVX-512's 32
+    # registers 8 rows (19 registers; 8 also divides the usual sizes, so no padding), else 4
+    mr = 8 if bits == 512 else 4
+    shapes = {np.dtype(np.float32): (ir.FloatType(), bits // 32, 2, mr),
+              np.dtype(np.float64): (ir.DoubleType(), bits // 64, 2, mr)}
     for dt, (elem, lanes, nvec, mr) in shapes.items():
         build(module, f"fold_{dt.name}", elem, lanes, nvec, mr, flags)
     mod = llvm.parse_assembly(str(module))
