@@ -126,6 +126,27 @@ def test_bit_exact_with_reference_on_odd_shapes(dt):
 
 
 @pytest.mark.req("GEMM-R7")
+@pytest.mark.parametrize("bits", [128, 256])
+def test_narrower_vector_kernels_of_other_machines(monkeypatch, bits):
+    """The kernels made for CPUs without AVX-512 (4-row tile, 256- or 128-bit vectors), run
+    here: witnesses and odd shapes give the reference's bits too, and no FMA is emitted."""
+    from sonnx.ops.gemm_fold_ir import compile_folds
+    kernels, asm = compile_folds(bits=bits)
+    assert not any(op in asm.lower() for op in FMA_OPS)
+    monkeypatch.setattr(gemm_fold, "_FOLD", [kernels])
+    rng = np.random.default_rng(bits)
+    for dt, u in FLOAT_TYPES:
+        kern = kernels[np.dtype(dt)]
+        assert kern.mr == 4 and kern.nr == 2 * bits // (8 * np.dtype(dt).itemsize)
+        a, b = witness_operands(dt, u, 2 * kern.mr + 1, 2 * kern.nr + 3, gemm_fold.KC + 2,
+                                gemm_fold.KC - 1)
+        assert_same_bits(gemm_fold.fold(a, b, threads=2), np.zeros((a.shape[0], b.shape[1]), dt))
+        a = rng.standard_normal((11, 30)).astype(dt)
+        b = rng.standard_normal((30, 2 * kern.nr + 1)).astype(dt)
+        assert_same_bits(gemm_fold.fold(a, b), reference(a, b))
+
+
+@pytest.mark.req("GEMM-R7")
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 def test_same_bits_on_any_number_of_threads(dt):
     rng = np.random.default_rng(5)

@@ -170,10 +170,12 @@ def _build_pack(module, name, elem, vec, nvec, size):
     b.ret_void()
 
 
-def compile_folds(flags: tuple = ()):
+def compile_folds(flags: tuple = (), bits: int | None = None):
     """Compiles the fold for float32 and float64 for this machine's CPU. Returns
     ``(kernels, asm)``: ``kernels[dtype]``, a Kernel; ``asm`` is the machine code
-    as text (the tests read it). The functions stay valid while the returned objects live."""
+    as text (the tests read it). The functions stay valid while the returned objects live.
+    ``bits``: the vector width, by default the widest this CPU has (tests also build the
+    narrower kernels of other machines)."""
     import ctypes
 
     import llvmlite.binding as llvm
@@ -186,7 +188,8 @@ def compile_folds(flags: tuple = ()):
     except RuntimeError:                # llvmlite cannot read them on some hosts: baseline code
         features = {}
     # full-width vectors: 512-bit with AVX-512 (LLVM's tuning would otherwise stop at 256)
-    bits = 512 if features.get("avx512f") else 256 if features.get("avx") else 128
+    widest = 512 if features.get("avx512f") else 256 if features.get("avx") else 128
+    bits = min(bits or widest, widest)
     flat = (features.flatten() if features else "") + (",-prefer-256-bit" if bits == 512 else "")
     tm = llvm.Target.from_default_triple().create_target_machine(
         cpu=llvm.get_host_cpu_name(), features=flat, opt=3, codemodel="jitdefault")
