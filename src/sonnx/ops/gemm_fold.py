@@ -52,7 +52,7 @@ _warned: list = []
 
 def _compiled():
     """The compiled kernels (``{dtype: (function, MR, NR)}``, made at the first call in about
-    0.1-0.6 s, nothing on disk), or None when llvmlite is missing or the numpy fold is forced."""
+    0.2-0.3 s with the import of llvmlite, nothing on disk), or None when llvmlite is missing or the numpy fold is forced."""
     if not _FOLD:
         with _LOCK:
             if not _FOLD:
