@@ -51,8 +51,9 @@ _warned: list = []
 
 
 def _compiled():
-    """The compiled kernels (``{dtype: (function, MR, NR)}``, made at the first call in about
-    0.2-0.3 s with the import of llvmlite, nothing on disk), or None when llvmlite is missing or the numpy fold is forced."""
+    """The compiled kernels (``{dtype: Kernel}``, made at the first call in about 0.2-0.3 s with
+    the import of llvmlite, nothing on disk), or None when llvmlite is missing or the numpy
+    fold is forced."""
     if not _FOLD:
         with _LOCK:
             if not _FOLD:
