@@ -92,7 +92,8 @@ def _padded(x: np.ndarray, rows: int) -> np.ndarray:
 
 def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarray:
     """S = the ascending fold of products, for float32 or float64 ``ap`` (M, K), ``bp`` (K, N).
-    ``threads``: how many threads share the rows (default: one per core for large products)."""
+    ``threads``: how many threads share the work (default: one per core for large products);
+    they take the column panels of B', or the row panels of A' when there are too few columns."""
     # GEMM-R7: the exact-mode accumulation (l ascending, separately rounded, no FMA)
     if ap.dtype != bp.dtype or ap.dtype not in (np.float32, np.float64):
         raise TypeError(f"fold: float32 or float64 operands of one type, got {ap.dtype}, {bp.dtype}")
