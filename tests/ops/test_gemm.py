@@ -346,38 +346,6 @@ def test_exact_mode_order_and_no_fma_witnesses():
     assert not np.signbit(sonnx.gemm(a, b, np.array([[-0.0]], f))[0, 0])
 
 
-@pytest.mark.req("GEMM-R7")
-@pytest.mark.parametrize("dt, u", [(np.float32, 2.0**-23), (np.float64, 2.0**-52)])
-def test_no_fma_in_any_lane_or_row_block(dt, u):
-    """The compiled fold handles rows four at a time and j in SIMD lanes with a scalar tail:
-    the separate-rounding witness (an FMA would keep u^2 instead of 0) is placed in every row
-    and column of a 9 x 17 result, so that each code path of the kernel meets it."""
-    m, n = 9, 17
-    a = np.tile(np.array([-1.0, 1.0 + u], dt), (m, 1))
-    b = np.tile(np.array([[1.0 + 2 * u], [1.0 + u]], dt), (1, n))
-    assert float(dt(1.0 + u) * dt(1.0 + u)) == 1.0 + 2 * u      # the product rounds, the FMA would not
-    y = sonnx.gemm(a, b)
-    assert_same_bits(y, np.zeros((m, n), dt))
-    assert_same_bits(y, reference(a, b))
-
-
-@pytest.mark.req("GEMM-R7")
-def test_compiled_fold_has_no_fused_multiply_add():
-    """The machine code of the fold, for both accumulation types, holds no FMA instruction
-    (numba compiles without fast-math, so LLVM may not contract s + a * b)."""
-    from numba import njit
-
-    from sonnx.ops import gemm_fold
-    fold = njit(cache=False, **gemm_fold.JIT_OPTIONS)(gemm_fold.python_fold())
-    for dt in (np.float32, np.float64):
-        fold(np.ones((5, 3), dt), np.ones((3, 6), dt), np.empty((5, 6), dt), 0, 5)
-    assert len(fold.signatures) == 2
-    for sig in fold.signatures:
-        asm = fold.inspect_asm(sig).lower()
-        assert "mul" in asm and "add" in asm
-        assert not any(op in asm for op in ("vfmadd", "vfmsub", "vfnmadd", "vfnmsub")), sig
-
-
 @pytest.mark.req("GEMM-R7", "GEMM-R3")
 @pytest.mark.parametrize("name", FLOATS)
 def test_exact_equals_reference_larger_shapes(name):
@@ -387,44 +355,6 @@ def test_exact_equals_reference_larger_shapes(name):
     a, b, c = random_operands(rng, name, 33, 20, 19, False, True, True)
     kw = dict(alpha=float(np.float32(0.75)), beta=-2.0, trans_b=True)
     assert_same_bits(sonnx.gemm(a, b, c, **kw), reference(a, b, c, **kw))
-
-
-@pytest.mark.req("GEMM-R7")
-@pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_exact_fold_same_bits_on_any_number_of_threads(dt):
-    from sonnx.ops import gemm_fold
-    rng = np.random.default_rng(5)
-    a, b = rng.standard_normal((67, 31)).astype(dt), rng.standard_normal((31, 45)).astype(dt)
-    one = gemm_fold.fold(a, b, threads=1)
-    assert_same_bits(one, reference(a, b))
-    for t in (2, 3, 5, 16, 100):
-        assert_same_bits(gemm_fold.fold(a, b, threads=t), one)
-
-
-@pytest.mark.req("GEMM-R7")
-def test_exact_mode_survives_fork_and_concurrent_calls():
-    """A process that forked after an exact Gemm can use it in the child (numba's OpenMP
-    prange could not: the child was killed), and threads may call it at the same time."""
-    import os
-    import threading
-    rng = np.random.default_rng(6)
-    a = rng.standard_normal((300, 200)).astype(np.float32)      # large enough for threads
-    want = sonnx.gemm(a, a.T.copy())
-    pid = os.fork()
-    if pid == 0:
-        code = 0 if np.array_equal(sonnx.gemm(a, a.T.copy()), want) else 3
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
-    seen = []
-    def work():
-        seen.extend(np.array_equal(sonnx.gemm(a, a.T.copy()), want) for _ in range(5))
-    ts = [threading.Thread(target=work) for _ in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert seen == [True] * 20
 
 
 @pytest.mark.req("GEMM-R7", "GEMM-R6")

@@ -1,123 +1,160 @@
-"""The exact-mode accumulation of Gemm (GEMM-R7), compiled with numba.
+"""The exact-mode accumulation of Gemm (GEMM-R7): the compiled fold, or a numpy fold without it.
 
 ``fold(ap, bp)`` returns S with ``S[i, j] = (...((0 + ap[i,0]*bp[0,j]) + ap[i,1]*bp[1,j]) ...)``:
 l ascending, every product and every sum rounded to nearest even in the arrays' float type.
 It is the inner loop of ``gemm_reference`` and of ``Impl.gemm`` in proofs/gemm.mlw, run for
 many (i, j) at once.
 
-Why the compiled code gives the same bits as the reference:
-- each S[i, j] is computed by one thread, in one sequence of operations, l ascending; the
-  SIMD lanes of the j loop hold different elements, so no sum is ever reassociated;
-- numba compiles without fast-math, so LLVM neither reorders nor contracts ``s + a * b``
-  into a fused multiply-add (tests/ops/test_gemm.py checks inputs where an FMA would differ,
-  and that the generated code has no FMA instruction).
-Rows are taken four at a time so that each row of ``bp`` is loaded once for four rows of S.
-Large products split their rows among plain Python threads (the kernel releases the GIL),
-which cannot change any element's value. Not numba's ``prange``: its OpenMP backend kills a
-child process that forks after a parallel call, and its fallback backend aborts on concurrent
-calls; threads started per call have neither problem.
-numba is imported on first use: validating models or running Mul never pays for it.
+The compiled fold (gemm_fold_ir.py, machine code made by llvmlite, which comes with numba:
+``pip install sonnx[fast-exact]``) packs A' into panels of MR rows and B' into panels of NR
+columns, padded with zeros to whole panels (the padding only fills rows and columns of S that
+are cut off: no real element ever sees it), and keeps an MR x NR tile of S in vector registers
+while l runs over a block of K; between blocks the partial sums wait in S. Why it gives the
+reference's bits:
+- each S[i, j] lives in one lane of one register, in one thread, and receives exactly the
+  operations ``s = s + a*b`` for l ascending, the blocks of K in ascending order;
+- the code has only separately rounded multiplies and adds (no fast-math flags, so LLVM may
+  neither reorder nor contract them into a fused multiply-add; tests check inputs where an FMA
+  would differ, and that the machine code has no FMA instruction).
+Large products split their row panels among plain Python threads (the compiled code is called
+through ctypes, which releases the GIL); that cannot change any element's value. Not OpenMP
+(numba's ``prange`` was tried: its OpenMP backend kills a child process that forks after a
+parallel call); threads started per call survive fork and concurrent callers.
+
+Without llvmlite the numpy fold below gives the same bits, K passes over S, and says once that
+it is slower.
 """
 from __future__ import annotations
 
 import os
 import threading
+import warnings
 
 import numpy as np
 
-# how the fold is compiled; no fastmath: it would allow reassociation and FMA contraction
-JIT_OPTIONS = {"nogil": True}
 # products smaller than this (M*K*N) run on one thread: starting threads would cost more
 PARALLEL_WORK = 1 << 22
+# K block: a panel of B' (KC x NR) stays in the level-1 cache while the row panels pass over it
+KC = 256
+# row chunk: the part of A' (KC columns) that should stay in the level-2 cache
+MC_BYTES = 256 << 10
+# set to 1 to use the numpy fold even when the compiled one is available (tests, comparisons)
+FORCE_NUMPY_ENV = "SONNX_NUMPY_FOLD"
 
+SLOW_WARNING = ("sonnx: the compiled exact Gemm kernel is unavailable (llvmlite, which comes with "
+                "numba, is not installed); exact mode uses a bit-exact numpy fold that is many "
+                "times slower. Install it with: pip install sonnx[fast-exact]")
 
-def python_fold():
-    """The fold as a Python function, before compilation (tests compile it uncached to read its
-    machine code: numba does not show the code of a function loaded from its disk cache)."""
-    def _fold(ap, bp, s, r0, r1):       # rows r0 .. r1-1 of S
-        k = ap.shape[1]
-        n = bp.shape[1]
-        for blk in range((r1 - r0 + 3) // 4):
-            i0 = r0 + blk * 4
-            if i0 + 4 <= r1:
-                s0 = s[i0]
-                s1 = s[i0 + 1]
-                s2 = s[i0 + 2]
-                s3 = s[i0 + 3]
-                for j in range(n):
-                    s0[j] = 0.0
-                    s1[j] = 0.0
-                    s2[j] = 0.0
-                    s3[j] = 0.0
-                for l in range(k):
-                    a0 = ap[i0, l]
-                    a1 = ap[i0 + 1, l]
-                    a2 = ap[i0 + 2, l]
-                    a3 = ap[i0 + 3, l]
-                    b = bp[l]
-                    for j in range(n):
-                        bj = b[j]
-                        s0[j] = s0[j] + a0 * bj
-                        s1[j] = s1[j] + a1 * bj
-                        s2[j] = s2[j] + a2 * bj
-                        s3[j] = s3[j] + a3 * bj
-            else:                               # the last rows, fewer than four
-                for i in range(i0, r1):
-                    si = s[i]
-                    for j in range(n):
-                        si[j] = 0.0
-                    for l in range(k):
-                        a = ap[i, l]
-                        b = bp[l]
-                        for j in range(n):
-                            si[j] = si[j] + a * b[j]
-
-    return _fold
-
-
-# the only two specialisations: C-contiguous, aligned, writable float32 / float64 matrices
-SIGNATURES = ["void(float32[:, ::1], float32[:, ::1], float32[:, ::1], int64, int64)",
-              "void(float64[:, ::1], float64[:, ::1], float64[:, ::1], int64, int64)"]
-
-
-_FOLD = []   # the compiled fold, once made (a plain global: CrossHair bypasses functools caches)
+_FOLD: list = []    # [kernels or None], once decided (a plain global: CrossHair bypasses caches)
+_LOCK = threading.Lock()
+_warned: list = []
 
 
 def _compiled():
-    """Both specialisations, compiled at the first call (about 1.5 s) or loaded from numba's
-    disk cache (about 0.2 s); nothing is compiled later, whatever the arrays' layout."""
+    """The compiled kernels (``{dtype: Kernel}``, made at the first call in about 0.2-0.3 s with
+    the import of llvmlite, nothing on disk), or None when llvmlite is missing or the numpy
+    fold is forced."""
     if not _FOLD:
-        from numba import njit
-        try:
-            fold_fn = njit(SIGNATURES, cache=True, **JIT_OPTIONS)(python_fold())
-        except RuntimeError:    # numba finds no writable cache folder: compile in memory only
-            fold_fn = njit(SIGNATURES, cache=False, **JIT_OPTIONS)(python_fold())
-        _FOLD.append(fold_fn)
+        with _LOCK:
+            if not _FOLD:
+                kernels = None
+                if os.environ.get(FORCE_NUMPY_ENV) != "1":
+                    try:
+                        from .gemm_fold_ir import compile_folds
+                        kernels = compile_folds()[0]
+                    except ImportError:
+                        kernels = None
+                _FOLD.append(kernels)
     return _FOLD[0]
+
+
+def numpy_fold(ap: np.ndarray, bp: np.ndarray) -> np.ndarray:
+    """The same fold with numpy, one l at a time over all (i, j): a rounded product array, then a
+    rounded sum; two separate ufunc calls can never be fused, and float32 stays float32."""
+    m, k = ap.shape
+    s = np.zeros((m, bp.shape[1]), dtype=ap.dtype)
+    p = np.empty_like(s)
+    with np.errstate(all="ignore"):         # overflow and NaN are IEEE results here, not errors
+        for l in range(k):
+            np.multiply(ap[:, l:l + 1], bp[l], out=p)
+            np.add(s, p, out=s)
+    return s
+
+
+def _padded(x: np.ndarray, rows: int) -> np.ndarray:
+    """x (R, C), C-contiguous, with zero rows added up to ``rows`` rows (x itself when none)."""
+    if x.shape[0] == rows and x.flags.c_contiguous and x.flags.aligned:
+        return x
+    out = np.zeros((rows, x.shape[1]), x.dtype)
+    out[:x.shape[0]] = x
+    return out
 
 
 def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarray:
     """S = the ascending fold of products, for float32 or float64 ``ap`` (M, K), ``bp`` (K, N).
-    ``threads``: how many threads share the rows (default: one per core for large products)."""
+    ``threads``: how many threads share the work (default: one per core for large products);
+    they take the column panels of B', or the row panels of A' when there are too few columns."""
     # GEMM-R7: the exact-mode accumulation (l ascending, separately rounded, no FMA)
     if ap.dtype != bp.dtype or ap.dtype not in (np.float32, np.float64):
         raise TypeError(f"fold: float32 or float64 operands of one type, got {ap.dtype}, {bp.dtype}")
-    ap = np.require(ap, requirements="CAW")     # the layout of SIGNATURES (copies if needed)
-    bp = np.require(bp, requirements="CAW")
+    if ap.ndim != 2 or bp.ndim != 2 or ap.shape[1] != bp.shape[0]:
+        raise ValueError(f"fold: inner dimensions differ: {ap.shape} x {bp.shape}")
+    kernels = _compiled()
+    if 0 in ap.shape or 0 in bp.shape:         # nothing to run: the empty sums are +0
+        return np.zeros((ap.shape[0], bp.shape[1]), ap.dtype)
+    if kernels is None:
+        if not _warned:
+            _warned.append(True)
+            warnings.warn(SLOW_WARNING, RuntimeWarning, stacklevel=2)
+        return numpy_fold(ap, bp)
     m, k = ap.shape
     n = bp.shape[1]
-    if ap.shape[1] != bp.shape[0]:
-        raise ValueError(f"fold: inner dimensions differ: {ap.shape} x {bp.shape}")
-    s = np.empty((m, n), dtype=ap.dtype)
-    kernel = _compiled()
+    kern = kernels[ap.dtype]
+    mr, nr = kern.mr, kern.nr
+    rpan, cpan = -(-m // mr), -(-n // nr)       # row panels of A', column panels of B'
+    apk = _padded(ap, rpan * mr)                # read in place: MR rows stream in parallel
+    bp = np.require(bp, requirements="CA")
+    # B' by panels of NR columns, each KC x NR block contiguous (in L1 while the rows pass);
+    # the compiled pack copies whole panels, the last partial one (if any) is padded here
+    bpk = np.empty((cpan, k, nr), bp.dtype)
+    full = n // nr
+    if full < cpan:
+        bpk[full] = 0
+        bpk[full, :, :n - full * nr] = bp[:, full * nr:]
+    s = np.zeros((rpan * mr, cpan * nr), ap.dtype)
     if threads is None:
         threads = (os.cpu_count() or 1) if m * k * n >= PARALLEL_WORK else 1
-    step = -(-m // max(1, threads) // 4) * 4 or 4        # whole 4-row blocks per thread
-    bounds = [(r, min(m, r + step)) for r in range(0, m, step)]
-    workers = [threading.Thread(target=kernel, args=(ap, bp, s, r0, r1)) for r0, r1 in bounds[1:]]
+    threads = max(1, threads)
+
+    def pack(q0, q1):
+        if q0 < min(q1, full):
+            kern.pack(bp.ctypes.data, bpk.ctypes.data, k, n, q0, min(q1, full))
+
+    def run(p0, p1, q0, q1):
+        # by chunks of row panels: a chunk's KC-column slice of A' stays in L2 while the B'
+        # panels pass over it (each chunk runs its own K blocks, in ascending order)
+        chunk = max(1, MC_BYTES // (KC * mr * ap.itemsize))
+        for p in range(p0, p1, chunk):
+            kern.fold(apk.ctypes.data, bpk.ctypes.data, s.ctypes.data, k, cpan,
+                      p, min(p1, p + chunk), q0, q1, KC)
+
+    def columns(q0, q1):                        # a thread packs the panels it multiplies
+        pack(q0, q1)
+        run(0, rpan, q0, q1)
+
+    if cpan >= threads:                         # threads share the column panels
+        step = -(-cpan // threads)
+        work = [(columns, (q, min(cpan, q + step))) for q in range(0, cpan, step)]
+    else:                                       # too few columns: they share the row panels
+        pack(0, cpan)
+        step = -(-rpan // threads)
+        work = [(run, (p, min(rpan, p + step), 0, cpan)) for p in range(0, rpan, step)]
+    workers = [threading.Thread(target=f, args=a) for f, a in work[1:]]
     for w in workers:
         w.start()
-    kernel(ap, bp, s, *bounds[0])
+    work[0][0](*work[0][1])
     for w in workers:
         w.join()
+    if s.shape != (m, n):
+        s = np.ascontiguousarray(s[:m, :n])
     return s
