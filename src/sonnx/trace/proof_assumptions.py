@@ -1,0 +1,194 @@
+"""What the proofs assume, as Why3 itself sees it (not a regex over the .mlw text).
+
+Two of Why3's own printers are read, both after parsing and typing, with every identifier
+carrying its source location (``--debug print_locs``):
+
+- ``why3 prove --print-theory``: the logical theories, clones expanded. Every ``axiom`` there is
+  either discharged or an assumption:
+  * discharged by a goal of the same theory at the same location (the ``'vc`` of a
+    ``let lemma`` or ``let function`` whose ``'def``/``'spec``/lemma axiom it is);
+  * inherited through a clone from an earlier theory: same location (an axiom or lemma
+    copied as is) or, for the props Why3 generates at the clone site, the same name less
+    the printer's numeric suffix; it is discharged exactly when its origin is (a lemma is
+    proved where it is declared; an axiom kept by ``clone ... with axiom .`` stays an
+    assumption);
+  * otherwise an assumption (a source ``axiom``, however it is laid out).
+  Axioms located in Why3's standard library (a stdlib theory cloned with new parameters,
+  e.g. IEEE floats of another format) are trusted with the stdlib and counted per theory.
+- ``why3 prove --type-only --debug print_modules``: the typed program modules. Every
+  ``assume { }`` is an assumption; every ``val`` with an ``ensures`` is one unless some
+  theory has its refinement goal (``NAME'refn'vc``, a clone that supplies a proved
+  implementation) at the val's location.
+
+``check`` compares the list with the reviewed one in proofs/assumptions.toml (one entry, with
+a reason, per assumption); anything not reviewed fails the proof step with its location.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+
+REVIEWED = "proofs/assumptions.toml"
+LOC = r'#"(?P<file>[^"]*)" (?P<line>\d+) (?P<c0>\d+) (?P<c1>\d+)#'
+THEORY_RE = re.compile(r"^(?:theory|module) (\w+)")
+PROP_RE = re.compile(r"^  (axiom|lemma|goal) (\S+)(?: " + LOC + ")?")
+VAL_RE = re.compile(r"^(\s+)val (?:ghost )?(?:function |predicate |constant )?([^\s(:]+)")
+LET_RE = re.compile(r"^\s+let (?:rec )?(?:ghost )?(?:function |predicate |lemma )?([^\s(:=]+)")
+LOC_RE = re.compile(LOC)
+
+
+def _why3(root: Path, rel: str, *opts: str) -> str:
+    cmd = ["why3", "-C", "proofs/why3.conf", "prove", "-L", "proofs", *opts, rel]
+    p = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"why3 could not type {rel}: {(p.stderr or p.stdout).strip()[-400:]}")
+    return p.stdout
+
+
+def _base(name: str) -> str:
+    """The printer makes names unique with a numeric suffix (dot_wrap -> dot_wrap1)."""
+    return name.rstrip("0123456789") or name
+
+
+def _loc(m) -> tuple | None:
+    return (m.group("file"), int(m.group("line")), int(m.group("c0")), int(m.group("c1"))) \
+        if m and m.group("file") is not None else None
+
+
+def parse_theories(text: str) -> list[dict]:
+    """The props of ``--print-theory --debug print_locs`` output: theory, kind, name, loc."""
+    out, theory = [], None
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = THEORY_RE.match(line)
+        if m:
+            theory = m.group(1)
+            continue
+        m = PROP_RE.match(line)
+        if m and theory:
+            loc = _loc(m)
+            if loc is None and i + 1 < len(lines):   # a long name: the location wraps
+                loc = _loc(re.match(r"\s*" + LOC, lines[i + 1]))
+            out.append({"theory": theory, "kind": m.group(1), "name": m.group(2), "loc": loc})
+    return out
+
+
+def classify_axioms(props: list[dict], project_files: set[str]) -> tuple[list[dict], dict]:
+    """(assumptions, stdlib axiom counts per theory) from the props of all theories, in the
+    printers' order (a theory comes after every theory it clones)."""
+    by_loc: dict[tuple, bool] = {}        # location -> discharged (proved) for props seen so far
+    by_base: dict[str, list[bool]] = {}   # name less suffix -> discharged, for clone-site props
+    goals_at = {(p["theory"], p["loc"]) for p in props if p["kind"] == "goal" and p["loc"]}
+    assumptions, stdlib = [], {}
+    for p in props:
+        loc, base = p["loc"], _base(p["name"])
+        if p["kind"] != "axiom":
+            ok = True                     # a lemma or goal: proved where it stands (sessions)
+        elif loc and loc[0] not in project_files:
+            stdlib[p["theory"]] = stdlib.get(p["theory"], 0) + 1
+            ok = True
+        elif (p["theory"], loc) in goals_at:
+            ok = True                     # the 'def/'spec/lemma axiom of a proved let
+        elif loc in by_loc:
+            ok = by_loc[loc]              # copied by a clone: as its origin
+        elif base in by_base:
+            ok = all(by_base[base])       # generated at a clone site: as its origin
+        else:
+            ok = False                    # a source axiom
+        if not ok:
+            assumptions.append({"file": p.get("file"), "theory": p["theory"], "kind": "axiom",
+                                "name": p["name"], "loc": loc})
+        if loc:
+            by_loc[loc] = by_loc.get(loc, True) and ok
+        by_base.setdefault(base, []).append(ok)
+    return assumptions, stdlib
+
+
+def parse_modules(text: str, refined: set[tuple]) -> list[dict]:
+    """``assume`` and un-refined ``val ... ensures`` of ``--debug print_modules,print_locs``."""
+    lines = text.splitlines()
+    out, module, fn = [], None, None
+    for i, line in enumerate(lines):
+        m = THEORY_RE.match(line)
+        if m:
+            module, fn = m.group(1), None
+            continue
+        m = LET_RE.match(line)
+        if m:
+            fn = m.group(1)
+        for a in re.finditer(LOC + r"\s*assume\s*\{", line):
+            out.append({"theory": module, "kind": "assume", "name": f"{fn or '?'}", "loc": _loc(a)})
+        m = VAL_RE.match(line)
+        if not m:
+            continue
+        indent, name = len(m.group(1)), m.group(2)
+        block = [line]
+        for nxt in lines[i + 1:]:
+            if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
+                break
+            block.append(nxt)
+        text_block = "\n".join(block)
+        loc = _loc(LOC_RE.search(text_block))
+        if re.search(r"\bensures\b", text_block) and loc not in refined:
+            out.append({"theory": module, "kind": "val", "name": name, "loc": loc})
+    return out
+
+
+def find(root, files: list[str]) -> dict:
+    """Every assumption of ``files`` from Why3's printers: {"assumptions": [...],
+    "stdlib_axioms": {theory: count}}; each assumption has file, theory, kind, name, line."""
+    root = Path(root)
+    project = set(files)
+    props, mods = [], []
+    for rel in files:
+        props += [dict(p, file=rel) for p in
+                  parse_theories(_why3(root, rel, "--print-theory", "--debug", "print_locs"))]
+        mods.append((rel, _why3(root, rel, "--type-only", "--debug", "print_modules,print_locs")))
+    axioms, stdlib = classify_axioms(props, project)
+    refined = {p["loc"] for p in props if p["kind"] == "goal" and "'refn'vc" in p["name"]}
+    found = list(axioms)
+    for rel, text in mods:
+        found += [dict(a, file=rel) for a in parse_modules(text, refined)]
+    seen, out = set(), []
+    for a in found:
+        key = _key(a)
+        if key in seen and a["kind"] != "axiom":
+            continue                      # a val/assume printed again inside a clone
+        seen.add(key)
+        loc = a.pop("loc")
+        a["line"] = loc[1] if loc else None
+        a["at"] = f"{loc[0]}:{loc[1]}" if loc else a["file"]
+        out.append(a)
+    return {"assumptions": out, "stdlib_axioms": stdlib}
+
+
+def _key(a: dict) -> tuple:
+    return (a["file"], a["theory"], a["kind"], _base(a["name"]))
+
+
+def load_reviewed(root) -> list[dict]:
+    """proofs/assumptions.toml: [[assumption]] file, theory, kind, name, reason (all required)."""
+    data = tomllib.loads((Path(root) / REVIEWED).read_text(encoding="utf-8"))
+    entries = data.get("assumption", [])
+    for e in entries:
+        missing = [k for k in ("file", "theory", "kind", "name", "reason") if not str(e.get(k, "")).strip()]
+        if missing:
+            raise ValueError(f"{REVIEWED}: entry {e} lacks {', '.join(missing)}")
+    return entries
+
+
+def check(found: dict, reviewed: list[dict], stdlib_reviewed: dict | None = None) -> list[str]:
+    """Problems: an assumption not in the reviewed list (with its location), a reviewed entry
+    Why3 no longer shows (the list must not keep stale reasons), a changed stdlib count."""
+    have = {_key(a): a for a in found["assumptions"]}
+    want = {_key(e): e for e in reviewed}
+    problems = [f"new assumption {a['kind']} {a['theory']}.{a['name']} at {a['at']}: not in {REVIEWED}"
+                for k, a in have.items() if k not in want]
+    problems += [f"{REVIEWED} lists {e['kind']} {e['theory']}.{e['name']} ({e['file']}), which Why3 "
+                 "no longer shows: remove it" for k, e in want.items() if k not in have]
+    if stdlib_reviewed is not None and stdlib_reviewed != found["stdlib_axioms"]:
+        problems.append(f"stdlib axioms per theory {found['stdlib_axioms']} differ from the reviewed "
+                        f"{stdlib_reviewed} ({REVIEWED} [stdlib_axioms])")
+    return problems
