@@ -44,7 +44,7 @@ def _why3(root: Path, rel: str, *opts: str) -> str:
     p = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"why3 could not type {rel}: {(p.stderr or p.stdout).strip()[-400:]}")
-    return p.stdout
+    return p.stdout + p.stderr            # the --debug printers write to stderr
 
 
 def _base(name: str) -> str:
@@ -107,7 +107,8 @@ def classify_axioms(props: list[dict], project_files: set[str]) -> tuple[list[di
 
 
 def parse_modules(text: str, refined: set[tuple]) -> list[dict]:
-    """``assume`` and un-refined ``val ... ensures`` of ``--debug print_modules,print_locs``."""
+    """``assume`` and un-refined ``val ... ensures`` of ``--debug print_modules,print_locs``
+    (``refined``: the locations of the refinement goals of the theories)."""
     lines = text.splitlines()
     out, module, fn = [], None, None
     for i, line in enumerate(lines):
@@ -118,8 +119,12 @@ def parse_modules(text: str, refined: set[tuple]) -> list[dict]:
         m = LET_RE.match(line)
         if m:
             fn = m.group(1)
-        for a in re.finditer(LOC + r"\s*assume\s*\{", line):
-            out.append({"theory": module, "kind": "assume", "name": f"{fn or '?'}", "loc": _loc(a)})
+        if re.search(r"\bassume\s*\{", line):
+            # its location is the last one printed before it (the printer may wrap the line)
+            before = "\n".join(lines[max(0, i - 3):i] + [line[:line.index("assume")]])
+            locs = list(LOC_RE.finditer(before))
+            out.append({"theory": module, "kind": "assume", "name": fn or "?",
+                        "loc": _loc(locs[-1]) if locs else None})
         m = VAL_RE.match(line)
         if not m:
             continue
@@ -130,10 +135,17 @@ def parse_modules(text: str, refined: set[tuple]) -> list[dict]:
                 break
             block.append(nxt)
         text_block = "\n".join(block)
-        loc = _loc(LOC_RE.search(text_block))
-        if re.search(r"\bensures\b", text_block) and loc not in refined:
-            out.append({"theory": module, "kind": "val", "name": name, "loc": loc})
-    return out
+        ens = re.search(r"\bensures\b", text_block)
+        if ens:
+            # loc: the val's own name (a clone's copy is at the clone site); origin: its
+            # ensures, which every copy shares with the declaration it was cloned from
+            out.append({"theory": module, "kind": "val", "name": name,
+                        "loc": _loc(LOC_RE.search(text_block)),
+                        "origin": _loc(LOC_RE.search(text_block, ens.end()))})
+    # a val is discharged when it or one of its copies is refined by a clone (which proves
+    # the implementation's contract: a NAME'refn'vc goal at the copy's location)
+    done = {v["origin"] for v in out if v["kind"] == "val" and v["loc"] in refined}
+    return [a for a in out if a["kind"] != "val" or a["origin"] not in done]
 
 
 def find(root, files: list[str]) -> dict:
@@ -153,10 +165,11 @@ def find(root, files: list[str]) -> dict:
         found += [dict(a, file=rel) for a in parse_modules(text, refined)]
     seen, out = set(), []
     for a in found:
-        key = _key(a)
-        if key in seen and a["kind"] != "axiom":
+        key = (a["kind"], a.get("origin") or a["loc"]) if a["kind"] != "axiom" else _key(a)
+        if key in seen:
             continue                      # a val/assume printed again inside a clone
         seen.add(key)
+        a.pop("origin", None)
         loc = a.pop("loc")
         a["line"] = loc[1] if loc else None
         a["at"] = f"{loc[0]}:{loc[1]}" if loc else a["file"]
