@@ -134,3 +134,73 @@ def test_planted_bugs_break_their_targets_in_plain_python():
     for name, (real_fails, mutant_fails, why) in result.items():
         assert not real_fails, f"{name}: the real kernel fails its own harness"
         assert mutant_fails, f"{name}: the planted bug does not break {_KNOWN_BUGS[name][0]} ({why})"
+
+
+# ---------------------------------------------------------------- the campaign's verdict logic
+# (CrossHair does not run here: the runner's answers are fixtures)
+from types import SimpleNamespace  # noqa: E402
+
+from tests.crosshair import campaign as C  # noqa: E402
+
+
+def _case_result(**kw):
+    r = {"case": "c", "function": "f", "conditions": 1, "iterations": 10, "iteration_cap": 10,
+         "spec_reached": 10, "confirmed_paths": 10, "exhausted": False, "status": "UNKNOWN",
+         "messages": [], "seconds": 1.0, "path_timeouts": 0}
+    r.update(kw)
+    r.setdefault("hang_guard_hit", C.hang_guard_hit(r))
+    return r
+
+
+def _harness(exhaustive=False, n=1):
+    def build(_kernels):
+        def f():
+            return None
+        return f
+    cases = [SimpleNamespace(name="c" if i == 0 else f"c{i}", exhaustive=exhaustive, budget=1.0, build=build)
+             for i in range(n)]
+    return SimpleNamespace(name="h", requirements=("MUL-R1",), what="", mode="symbolic", cases=cases)
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    ({}, "no counterexample"),                                       # the cap spent: a verdict
+    ({"iterations": 4, "exhausted": True, "status": "CONFIRMED"}, "confirmed"),
+    ({"iterations": 4}, "hang guard hit"),                           # stopped early by the clock
+    ({"path_timeouts": 1}, "hang guard hit"),                        # a path dropped by the clock
+    ({"spec_reached": 0}, "vacuous"),
+])
+def test_harness_verdicts(kw, verdict):
+    j = C._judge_harness(_harness(), {"cases": [_case_result(**kw)]})
+    assert j["cases"][0]["verdict"] == verdict
+    assert (j["result"] == "ok") == (verdict in ("confirmed", "no counterexample"))
+
+
+def test_exhaustive_case_must_exhaust_within_its_cap():
+    j = C._judge_harness(_harness(exhaustive=True), {"cases": [_case_result()]})
+    assert j["cases"][0]["verdict"] == "not exhausted" and j["result"] == "FAILED"
+
+
+def test_runner_answer_without_the_hang_guard_flag_is_not_a_verdict():
+    r = _case_result()
+    del r["hang_guard_hit"]
+    j = C._judge_harness(_harness(), {"cases": [r]})
+    assert j["cases"][0]["verdict"] == "hang guard hit" and j["result"] == "FAILED"
+
+
+def test_harness_without_cases_or_with_missing_cases_fails():
+    assert C._judge_harness(_harness(n=0), {"cases": []})["result"] == "FAILED"
+    assert C._judge_harness(_harness(n=2), {"cases": [_case_result()]})["result"] == "FAILED"
+    assert C._judge_harness(_harness(), {"error": "hang guard hit (wall clock)"})["result"] == "FAILED"
+
+
+def test_iteration_caps_are_counts_from_the_nominal_budget():
+    assert C.iteration_cap(0.1) == C.MIN_PATHS
+    assert C.iteration_cap(20.0) == 20 * C.PATHS_PER_SECOND
+    assert C.hang_guard_hit({"path_timeouts": 0, "iterations": 3, "iteration_cap": 50, "conditions": 1,
+                             "exhausted": False, "status": "REFUTED"}) is False   # stopped on a refutation
+
+
+def test_unrefuted_target_reports_the_hang_guard():
+    r = _case_result(iterations=3, hang_guard_hit=True)
+    [t] = C._judge_refutations("mutant", {"cases": [r]}, [("c", lambda: None)])
+    assert t["caught"] is False and t["hang_guard_hit"] is True
