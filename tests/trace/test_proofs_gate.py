@@ -285,3 +285,96 @@ def test_reviewed_entry_needs_a_reason(tmp_path):
         '[[assumption]]\nfile = "proofs/a.mlw"\ntheory = "T"\nkind = "axiom"\nname = "x"\nreason = " "\n')
     with pytest.raises(ValueError, match="reason"):
         A.load_reviewed(tmp_path)
+
+
+# ------------------------------------------------------------------ the printers' output, parsed
+# (captured from why3 1.5.1 on a small file: module A has an axiom, a lemma, a let function
+# with a spec, a val with an ensures; B clones A keeping its axioms (`with axiom .`); C clones
+# it proving them (`lemma sneaky`) and refining the val)
+THEORIES = """\
+theory A
+  axiom sneaky #"t.mlw" 5 4 10# :
+    c > 0
+  lemma l1 #"t.mlw" 6 8 10# :
+  goal h'vc #"t.mlw" 9 15 16# :
+  axiom h'spec #"t.mlw" 9 15 16# :
+  goal k'vc #"t.mlw" 10 6 7# :
+end
+theory B
+  axiom sneaky1 #"t.mlw" 5 4 10# :
+  lemma l11 #"t.mlw" 6 8 10# :
+  axiom h'spec1 #"t.mlw" 15 2 41# :
+end
+theory C
+  lemma sneaky2 #"t.mlw" 5 4 10# :
+  axiom h'spec2 #"t.mlw" 20 2 44# :
+  goal f'refn'vc #"t.mlw" 7 6 7# :
+  axiom a_very_long_name_that_wraps
+    #"/usr/share/why3/stdlib/ieee_float.mlw" 177 8 25# :
+end
+"""
+MODULES = """\
+module A
+  val f
+    #"t.mlw" 7 6 7# (x #"t.mlw" 7 9 10#:int) : int
+    ensures  { #"t.mlw" 7 33 43#
+               (#"t.mlw" 7 33 39# result) > (#"t.mlw" 7 42 43# x) }
+
+  val g
+    #"t.mlw" 8 6 7# (x #"t.mlw" 8 9 10#:int) : int
+    requires { #"t.mlw" 8 33 38# x > 0 }
+
+  let k
+    #"t.mlw" 10 6 7# (x #"t.mlw" 10 9 10#:int) : int =
+    #"t.mlw" 10 48 64#
+    assume { #"t.mlw" 10 57 62# false };
+    x
+end
+module B
+  val f1
+    #"t.mlw" 15 2 41# (x #"t.mlw" 7 9 10#:int) : int
+    ensures  { #"t.mlw" 7 33 43# result > x }
+end
+"""
+
+
+def test_theory_printer_parsed_with_locations():
+    props = A.parse_theories(THEORIES)
+    assert props[0] == {"theory": "A", "kind": "axiom", "name": "sneaky", "loc": ("t.mlw", 5, 4, 10)}
+    assert props[-1]["loc"] == ("/usr/share/why3/stdlib/ieee_float.mlw", 177, 8, 25)   # wrapped
+    assert [p["theory"] for p in props].count("B") == 3
+
+
+def test_axioms_classified_by_origin():
+    assumptions, stdlib = A.classify_axioms(A.parse_theories(THEORIES), {"t.mlw"})
+    # A.sneaky: a source axiom; B.sneaky1: kept as an axiom by the clone; h'spec: proved by
+    # h'vc (A) and so in the clones (B, C); C proves sneaky as a lemma
+    assert [(a["theory"], a["name"]) for a in assumptions] == [("A", "sneaky"), ("B", "sneaky1")]
+    assert stdlib == {"C": 1}
+
+
+def test_generated_clone_site_axiom_of_an_unproved_spec_stays_an_assumption():
+    text = THEORIES.replace("  goal h'vc #\"t.mlw\" 9 15 16# :\n", "")
+    assumptions, _ = A.classify_axioms(A.parse_theories(text), {"t.mlw"})
+    assert ("A", "h'spec") in [(a["theory"], a["name"]) for a in assumptions]
+    assert ("B", "h'spec1") in [(a["theory"], a["name"]) for a in assumptions]
+
+
+def test_modules_printer_gives_assume_and_unrefined_vals():
+    found = A.parse_modules(MODULES, refined=set())
+    assert [(a["theory"], a["kind"], a["name"], a["loc"]) for a in found] == [
+        ("A", "val", "f", ("t.mlw", 7, 6, 7)), ("A", "assume", "k", ("t.mlw", 10, 48, 64)),
+        ("B", "val", "f1", ("t.mlw", 15, 2, 41))]
+    # a refinement of the clone's copy (at the clone site) discharges the declaration too
+    found = A.parse_modules(MODULES, refined={("t.mlw", 15, 2, 41)})
+    assert [(a["kind"], a["name"]) for a in found] == [("assume", "k")]
+
+
+def test_check_reports_new_assumptions_with_location_and_accepts_reviewed_ones():
+    found = {"assumptions": [{"file": "proofs/a.mlw", "theory": "T", "kind": "axiom", "name": "x1",
+                              "at": "proofs/a.mlw:7"}], "stdlib_axioms": {}}
+    assert A.check(found, [], {}) == ["new assumption axiom T.x1 at proofs/a.mlw:7: not in proofs/assumptions.toml"]
+    reviewed = [{"file": "proofs/a.mlw", "theory": "T", "kind": "axiom", "name": "x", "reason": "r"}]
+    assert A.check(found, reviewed, {}) == []
+    reviewed[0]["kind"] = "val"
+    assert len(A.check(found, reviewed, {})) == 2
