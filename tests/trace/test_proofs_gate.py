@@ -273,7 +273,7 @@ def test_val_with_ensures_and_no_refinement_is_an_assumption(tmp_path):
 
 
 def test_stale_reviewed_entry_and_stdlib_count_change_are_problems():
-    found = {"assumptions": [], "stdlib_axioms": {"Float16": 3}}
+    found = {"assumptions": [], "stdlib_props": {"Float16": 3}}
     reviewed = [{"file": "proofs/a.mlw", "theory": "T", "kind": "axiom", "name": "x", "reason": "r"}]
     problems = A.check(found, reviewed, {"Float16": 2})
     assert len(problems) == 2 and "no longer shows" in problems[0] and "stdlib" in problems[1]
@@ -353,6 +353,12 @@ def test_axioms_classified_by_origin():
     assert stdlib == {"C": 1}
 
 
+def test_lemma_of_a_file_without_session_is_an_assumption():
+    props = [dict(p, file="t.mlw") for p in A.parse_theories(THEORIES)]
+    assumptions, _ = A.classify_axioms(props, {"t.mlw"}, frozenset({"t.mlw"}))
+    assert ("A", "lemma", "l1") in [(a["theory"], a["kind"], a["name"]) for a in assumptions]
+
+
 def test_generated_clone_site_axiom_of_an_unproved_spec_stays_an_assumption():
     text = THEORIES.replace("  goal h'vc #\"t.mlw\" 9 15 16# :\n", "")
     assumptions, _ = A.classify_axioms(A.parse_theories(text), {"t.mlw"})
@@ -372,7 +378,7 @@ def test_modules_printer_gives_assume_and_unrefined_vals():
 
 def test_check_reports_new_assumptions_with_location_and_accepts_reviewed_ones():
     found = {"assumptions": [{"file": "proofs/a.mlw", "theory": "T", "kind": "axiom", "name": "x1",
-                              "at": "proofs/a.mlw:7"}], "stdlib_axioms": {}}
+                              "at": "proofs/a.mlw:7"}], "stdlib_props": {}}
     assert A.check(found, [], {}) == ["new assumption axiom T.x1 at proofs/a.mlw:7: not in proofs/assumptions.toml"]
     reviewed = [{"file": "proofs/a.mlw", "theory": "T", "kind": "axiom", "name": "x", "reason": "r"}]
     assert A.check(found, reviewed, {}) == []

@@ -13,8 +13,10 @@ carrying its source location (``--debug print_locs``):
     proved where it is declared; an axiom kept by ``clone ... with axiom .`` stays an
     assumption);
   * otherwise an assumption (a source ``axiom``, however it is laid out).
-  Axioms located in Why3's standard library (a stdlib theory cloned with new parameters,
-  e.g. IEEE floats of another format) are trusted with the stdlib and counted per theory.
+  Props located in Why3's standard library (a stdlib theory cloned with new parameters, e.g.
+  IEEE floats of another format: its axioms, and lemmas no session re-proves for the new
+  parameters) are trusted with the stdlib and counted per theory; a lemma of a file that no
+  session proves (proofs/lib) is an assumption.
 - ``why3 prove --type-only --debug print_modules``: the typed program modules. Every
   ``assume { }`` is an assumption; every ``val`` with an ``ensures`` is one unless some
   theory has its refinement goal (``NAME'refn'vc``, a clone that supplies a proved
@@ -75,20 +77,22 @@ def parse_theories(text: str) -> list[dict]:
     return out
 
 
-def classify_axioms(props: list[dict], project_files: set[str]) -> tuple[list[dict], dict]:
-    """(assumptions, stdlib axiom counts per theory) from the props of all theories, in the
-    printers' order (a theory comes after every theory it clones)."""
+def classify_axioms(props: list[dict], project_files: set[str],
+                    sessionless: frozenset[str] = frozenset()) -> tuple[list[dict], dict]:
+    """(assumptions, counts per theory of the stdlib props taken on trust) from the props of
+    all theories, in the printers' order (a theory comes after every theory it clones).
+    A lemma or goal of a file in ``sessionless`` (no session proves it) is an assumption."""
     by_loc: dict[tuple, bool] = {}        # location -> discharged (proved) for props seen so far
     by_base: dict[str, list[bool]] = {}   # name less suffix -> discharged, for clone-site props
     goals_at = {(p["theory"], p["loc"]) for p in props if p["kind"] == "goal" and p["loc"]}
     assumptions, stdlib = [], {}
     for p in props:
         loc, base = p["loc"], _base(p["name"])
-        if p["kind"] != "axiom":
-            ok = True                     # a lemma or goal: proved where it stands (sessions)
-        elif loc and loc[0] not in project_files:
-            stdlib[p["theory"]] = stdlib.get(p["theory"], 0) + 1
+        if loc and loc[0] not in project_files:
+            stdlib[p["theory"]] = stdlib.get(p["theory"], 0) + 1    # a stdlib clone's props
             ok = True
+        elif p["kind"] != "axiom":
+            ok = p.get("file") not in sessionless   # a lemma or goal: its session proves it
         elif (p["theory"], loc) in goals_at:
             ok = True                     # the 'def/'spec/lemma axiom of a proved let
         elif loc in by_loc:
@@ -98,7 +102,7 @@ def classify_axioms(props: list[dict], project_files: set[str]) -> tuple[list[di
         else:
             ok = False                    # a source axiom
         if not ok:
-            assumptions.append({"file": p.get("file"), "theory": p["theory"], "kind": "axiom",
+            assumptions.append({"file": p.get("file"), "theory": p["theory"], "kind": p["kind"],
                                 "name": p["name"], "loc": loc})
         if loc:
             by_loc[loc] = by_loc.get(loc, True) and ok
@@ -148,9 +152,10 @@ def parse_modules(text: str, refined: set[tuple]) -> list[dict]:
     return [a for a in out if a["kind"] != "val" or a["origin"] not in done]
 
 
-def find(root, files: list[str]) -> dict:
+def find(root, files: list[str], sessionless: frozenset[str] = frozenset()) -> dict:
     """Every assumption of ``files`` from Why3's printers: {"assumptions": [...],
-    "stdlib_axioms": {theory: count}}; each assumption has file, theory, kind, name, line."""
+    "stdlib_props": {theory: count}}; each assumption has file, theory, kind, name, line.
+    ``sessionless``: files no session proves (their own lemmas are assumptions)."""
     root = Path(root)
     project = set(files)
     props, mods = [], []
@@ -158,14 +163,14 @@ def find(root, files: list[str]) -> dict:
         props += [dict(p, file=rel) for p in
                   parse_theories(_why3(root, rel, "--print-theory", "--debug", "print_locs"))]
         mods.append((rel, _why3(root, rel, "--type-only", "--debug", "print_modules,print_locs")))
-    axioms, stdlib = classify_axioms(props, project)
+    axioms, stdlib = classify_axioms(props, project, sessionless)
     refined = {p["loc"] for p in props if p["kind"] == "goal" and "'refn'vc" in p["name"]}
     found = list(axioms)
     for rel, text in mods:
         found += [dict(a, file=rel) for a in parse_modules(text, refined)]
     seen, out = set(), []
     for a in found:
-        key = (a["kind"], a.get("origin") or a["loc"]) if a["kind"] != "axiom" else _key(a)
+        key = (a["kind"], a.get("origin") or a["loc"]) if a["kind"] in ("val", "assume") else _key(a)
         if key in seen:
             continue                      # a val/assume printed again inside a clone
         seen.add(key)
@@ -174,7 +179,7 @@ def find(root, files: list[str]) -> dict:
         a["line"] = loc[1] if loc else None
         a["at"] = f"{loc[0]}:{loc[1]}" if loc else a["file"]
         out.append(a)
-    return {"assumptions": out, "stdlib_axioms": stdlib}
+    return {"assumptions": out, "stdlib_props": stdlib}
 
 
 def _key(a: dict) -> tuple:
@@ -201,7 +206,7 @@ def check(found: dict, reviewed: list[dict], stdlib_reviewed: dict | None = None
                 for k, a in have.items() if k not in want]
     problems += [f"{REVIEWED} lists {e['kind']} {e['theory']}.{e['name']} ({e['file']}), which Why3 "
                  "no longer shows: remove it" for k, e in want.items() if k not in have]
-    if stdlib_reviewed is not None and stdlib_reviewed != found["stdlib_axioms"]:
-        problems.append(f"stdlib axioms per theory {found['stdlib_axioms']} differ from the reviewed "
-                        f"{stdlib_reviewed} ({REVIEWED} [stdlib_axioms])")
+    if stdlib_reviewed is not None and stdlib_reviewed != found["stdlib_props"]:
+        problems.append(f"stdlib props per theory {found['stdlib_props']} differ from the reviewed "
+                        f"{stdlib_reviewed} ({REVIEWED} [stdlib_props])")
     return problems

@@ -236,7 +236,7 @@ def summary(repo_root, replay: dict | None = None, py_results: list | None = Non
     for r in py:
         ok &= r["result"] == "valid"
     records += py
-    assumed = assumptions or {"assumptions": [], "problems": [], "stdlib_axioms": {}}
+    assumed = assumptions or {"assumptions": [], "problems": [], "stdlib_props": {}}
     ok &= not assumed.get("problems")
     # per-file exit code of `why3 replay`; -1 when there is none (hang guard, missing session)
     replay_rc = {rel: r if isinstance(r, int) else (-1 if r.get("rc") is None else r["rc"])
@@ -244,7 +244,7 @@ def summary(repo_root, replay: dict | None = None, py_results: list | None = Non
     return {"ok": bool(ok), "goals": records,
             "assumptions": [dict(a, module=a["theory"]) for a in assumed["assumptions"]],
             "assumption_problems": list(assumed.get("problems", [])),
-            "stdlib_axioms": assumed.get("stdlib_axioms", {}),
+            "stdlib_props": assumed.get("stdlib_props", {}),
             "replay": replay_rc,
             "replay_status": {rel: r for rel, r in (replay or {}).items() if not isinstance(r, int)},
             "python_frontend": {"vcs": py, "proved": sum(r["result"] == "valid" for r in py),
@@ -517,12 +517,12 @@ LIB_FILES = ["proofs/lib/halffloat.mlw"]   # theories the drivers name: assumpti
 def _assumptions(root: Path) -> dict:
     from . import proof_assumptions as A
     try:
-        found = A.find(root, MLW_FILES + LIB_FILES)
+        found = A.find(root, MLW_FILES + LIB_FILES, frozenset(LIB_FILES))
         reviewed = A.load_reviewed(root)
-        stdlib = A.tomllib.loads((root / A.REVIEWED).read_text(encoding="utf-8")).get("stdlib_axioms", {})
+        stdlib = A.tomllib.loads((root / A.REVIEWED).read_text(encoding="utf-8")).get("stdlib_props", {})
         found["problems"] = A.check(found, reviewed, stdlib)
     except (RuntimeError, ValueError, OSError) as e:
-        found = {"assumptions": [], "stdlib_axioms": {}, "problems": [f"assumptions not checked: {e}"]}
+        found = {"assumptions": [], "stdlib_props": {}, "problems": [f"assumptions not checked: {e}"]}
     return found
 
 
