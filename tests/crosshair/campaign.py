@@ -47,13 +47,14 @@ COUNTEREXAMPLE_STATES = ("POST_FAIL", "EXEC_ERR", "POST_ERR")
 # nominal seconds (+30 s) per case and per path, and + CPU/wall limits on the whole process.
 PATHS_PER_SECOND = 25
 MIN_PATHS = 50
+EXHAUSTIVE_FACTOR = 10     # a case that must exhaust its paths stops there; the cap is a bound
 SMT_RLIMIT = 4_000_000
 HANG_FACTOR = 10
 
 
-def iteration_cap(budget: float) -> int:
+def iteration_cap(budget: float, exhaustive: bool = False) -> int:
     """The number of paths a case may run: its verdict budget."""
-    return max(MIN_PATHS, int(round(budget * PATHS_PER_SECOND)))
+    return max(MIN_PATHS, int(round(budget * PATHS_PER_SECOND))) * (EXHAUSTIVE_FACTOR if exhaustive else 1)
 
 
 def hang_guard_hit(r: dict) -> bool:
@@ -278,7 +279,8 @@ def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -
 
     summary = {"schema": SCHEMA, "tool": "crosshair", "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                "versions": _versions(), "inputs": inputs,
-               "budgets": {"iterations": f"max({MIN_PATHS}, {PATHS_PER_SECOND} x the case's nominal seconds)",
+               "budgets": {"iterations": f"max({MIN_PATHS}, {PATHS_PER_SECOND} x the case's nominal seconds),"
+                                         f" x {EXHAUSTIVE_FACTOR} for a case that must exhaust its paths",
                            "smt_rlimit_per_query": SMT_RLIMIT,
                            "hang_guard": f"{HANG_FACTOR} x the nominal seconds + 30 s CPU per case and per path"},
                "harnesses": [], "witnesses": [], "mutants": [],

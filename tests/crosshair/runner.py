@@ -100,9 +100,9 @@ def _counting_check_timeout(self):
 StateSpace.check_timeout = _counting_check_timeout
 
 
-def analyze(fn, budget: float) -> dict:
+def analyze(fn, budget: float, exhaustive: bool = False) -> dict:
     """CrossHair on every postcondition of ``fn`` (harnesses have one), with counting."""
-    cap, guard = iteration_cap(budget), HANG_FACTOR * budget + 30
+    cap, guard = iteration_cap(budget, exhaustive), HANG_FACTOR * budget + 30
     options = AnalysisOptionSet(analysis_kind=[AnalysisKind.icontract], max_iterations=cap,
                                 per_condition_timeout=guard, per_path_timeout=guard)
     checkables = core.analyze_function(fn, options)
@@ -162,7 +162,7 @@ def run(kind: str, name: str) -> dict:
         raise SystemExit(f"unknown kind {kind!r}")
     results = []
     for case, kernels in jobs:
-        r = analyze(case.build(kernels), case.budget)
+        r = analyze(case.build(kernels), case.budget, case.exhaustive)
         r["case"] = case.name
         results.append(r)
         r["hang_guard_hit"] = hang_guard_hit(r)

@@ -196,6 +196,7 @@ def test_harness_without_cases_or_with_missing_cases_fails():
 def test_iteration_caps_are_counts_from_the_nominal_budget():
     assert C.iteration_cap(0.1) == C.MIN_PATHS
     assert C.iteration_cap(20.0) == 20 * C.PATHS_PER_SECOND
+    assert C.iteration_cap(20.0, exhaustive=True) == 20 * C.PATHS_PER_SECOND * C.EXHAUSTIVE_FACTOR
     assert C.hang_guard_hit({"path_timeouts": 0, "iterations": 3, "iteration_cap": 50, "conditions": 1,
                              "exhausted": False, "status": "REFUTED"}) is False   # stopped on a refutation
 
