@@ -199,6 +199,9 @@ def test_iteration_caps_are_counts_from_the_nominal_budget():
     assert C.iteration_cap(20.0, exhaustive=True) == 20 * C.PATHS_PER_SECOND * C.EXHAUSTIVE_FACTOR
     assert C.hang_guard_hit({"path_timeouts": 0, "iterations": 3, "iteration_cap": 50, "conditions": 1,
                              "exhausted": False, "status": "REFUTED"}) is False   # stopped on a refutation
+    two = {"path_timeouts": 0, "iteration_cap": 50, "conditions": 2, "exhausted": False, "status": "UNKNOWN"}
+    assert C.hang_guard_hit(dict(two, iterations=100)) is False      # the cap, per condition
+    assert C.hang_guard_hit(dict(two, iterations=99)) is True
 
 
 def test_unrefuted_target_reports_the_hang_guard():

@@ -384,3 +384,32 @@ def test_check_reports_new_assumptions_with_location_and_accepts_reviewed_ones()
     assert A.check(found, reviewed, {}) == []
     reviewed[0]["kind"] = "val"
     assert len(A.check(found, reviewed, {})) == 2
+
+
+# ------------------------------------------------------------------ found by the mutation run
+
+def test_not_replayed_summary_is_the_sessions_recorded_state(tmp_path, monkeypatch):
+    root = _tree(tmp_path, monkeypatch)
+    s = proofs.summary(root)                       # the trace's quick look: nothing replayed
+    assert [g["result"] for g in s["goals"]] == ["valid"] and s["ok"] is True and s["replay"] == {}
+    root = _tree(tmp_path / "u", monkeypatch, second="unknown")
+    s = proofs.summary(root)
+    assert [g["result"] for g in s["goals"]] == ["not proved"] and s["ok"] is False
+
+
+@pytest.mark.parametrize("rc, result, ok", [(0, "valid", True), (1, "not proved (replay: error)", False)])
+def test_bare_exit_codes_as_replay_reports(tmp_path, monkeypatch, rc, result, ok):
+    root = _tree(tmp_path, monkeypatch)
+    s = proofs.summary(root, {"proofs/x.mlw": rc})
+    assert [g["result"] for g in s["goals"]] == [result] and s["ok"] is ok and s["replay"] == {"proofs/x.mlw": rc}
+
+
+def test_replay_tail_drops_progress_lines_and_keeps_the_last_five():
+    out = "Progress: 1/2\r" + "".join(f"line {i}\n" for i in range(7)) + "Progress: 2/2\r 2/2 (replay OK)\n"
+    rep = proofs.parse_replay(out, 0)
+    assert rep["status"] == "ok"
+    assert rep["tail"] == ["line 3", "line 4", "line 5", "line 6", " 2/2 (replay OK)"]
+
+
+def test_printer_suffix_is_stripped_only_from_the_end():
+    assert A._base("dot_wrap12") == "dot_wrap" and A._base("mulX1") == "mulX" and A._base("7") == "7"
