@@ -413,3 +413,34 @@ def test_replay_tail_drops_progress_lines_and_keeps_the_last_five():
 
 def test_printer_suffix_is_stripped_only_from_the_end():
     assert A._base("dot_wrap12") == "dot_wrap" and A._base("mulX1") == "mulX" and A._base("7") == "7"
+
+
+def test_a_valid_front_end_does_not_hide_a_failed_session(tmp_path, monkeypatch):
+    root = _tree(tmp_path, monkeypatch)
+    py = [{"file": "f.py", "theory": "python", "goal": "f", "vc": "v", "req": [], "prover": "cvc5",
+           "result": "valid", "time": 0.1}]
+    assert proofs.summary(root, {"proofs/x.mlw": proofs.parse_replay(FAIL_OUT, 1)}, py)["ok"] is False
+
+
+def test_a_listed_file_without_session_is_not_ok(tmp_path, monkeypatch):
+    root = _tree(tmp_path, monkeypatch)
+    (root / "proofs" / "x" / "why3session.xml").unlink()
+    s = proofs.summary(root, {"proofs/x.mlw": proofs.parse_replay(OK_OUT, 0)})
+    assert s["ok"] is False and s["goals"] == []
+
+
+def test_proofs_json_fields(tmp_path, monkeypatch):
+    """The fields the trace and the README name (a renamed key would read as missing evidence)."""
+    root = _tree(tmp_path, monkeypatch)
+    assumed = {"assumptions": [{"file": "proofs/x.mlw", "theory": "M", "kind": "axiom", "name": "a",
+                                "line": 2, "at": "proofs/x.mlw:2"}], "problems": [], "stdlib_props": {"F": 1}}
+    py = [{"file": "f.py", "theory": "python", "goal": "f", "vc": "v", "req": [], "prover": "cvc5",
+           "result": "valid", "time": 0.1}]
+    s = proofs.summary(root, {"proofs/x.mlw": proofs.parse_replay(OK_OUT, 0)}, py, assumed)
+    assert set(s) == {"ok", "goals", "assumptions", "assumption_problems", "stdlib_props", "replay",
+                      "replay_status", "python_frontend"}
+    assert set(s["goals"][0]) == {"file", "theory", "goal", "req", "prover", "result", "time", "steps"}
+    assert s["goals"][0]["theory"] == "M" and s["goals"][0]["prover"] == "z3"
+    assert s["assumptions"][0]["module"] == "M" and s["stdlib_props"] == {"F": 1}
+    assert s["replay_status"]["proofs/x.mlw"]["status"] == "ok"
+    assert s["python_frontend"] == {"vcs": py, "proved": 1, "total": 1, "gating": True}
