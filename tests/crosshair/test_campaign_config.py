@@ -208,3 +208,28 @@ def test_unrefuted_target_reports_the_hang_guard():
     r = _case_result(iterations=3, hang_guard_hit=True)
     [t] = C._judge_refutations("mutant", {"cases": [r]}, [("c", lambda: None)])
     assert t["caught"] is False and t["hang_guard_hit"] is True
+
+
+def test_judged_fields_that_crosshair_json_carries():
+    """The fields the trace and the README read (a renamed key reads as missing evidence)."""
+    j = C._judge_harness(_harness(), {"cases": [_case_result()], "wall": 1.234})
+    assert {k: j[k] for k in ("name", "requirements", "mode", "result", "confirmed_over_all_paths",
+                              "cases_total", "iterations", "spec_reached", "seconds", "wall_seconds")} == {
+        "name": "h", "requirements": ["MUL-R1"], "mode": "symbolic", "result": "ok",
+        "confirmed_over_all_paths": 0, "cases_total": 1, "iterations": 10, "spec_reached": 10,
+        "seconds": 1.0, "wall_seconds": 1.23}
+    c = j["cases"][0]
+    assert {k: c[k] for k in ("case", "function", "verdict", "ok", "exhaustive_required", "status",
+                              "iterations", "iteration_cap", "spec_reached", "confirmed_paths", "budget",
+                              "path_timeouts", "counterexamples", "other_messages")} == {
+        "case": "c", "function": "f", "verdict": "no counterexample", "ok": True,
+        "exhaustive_required": False, "status": "UNKNOWN", "iterations": 10, "iteration_cap": 10,
+        "spec_reached": 10, "confirmed_paths": 10, "budget": 1.0, "path_timeouts": 0,
+        "counterexamples": [], "other_messages": []}
+    [t] = C._judge_refutations("witnesses", {"cases": [_case_result(status="REFUTED")]}, [("c", lambda: None)])
+    assert {k: t[k] for k in ("case", "caught", "seconds", "iterations", "iteration_cap", "hang_guard_hit",
+                              "spec_reached", "counterexample")} == {
+        "case": "c", "caught": False, "seconds": 1.0, "iterations": 10, "iteration_cap": 10,
+        "hang_guard_hit": False, "spec_reached": 10, "counterexample": None}
+    [t] = C._judge_refutations("mutant", {"error": "boom"}, [("c", lambda: None)])
+    assert t == {"case": "c", "caught": False, "seconds": None, "error": "boom"}
