@@ -7,11 +7,13 @@ time, then every counterexample replayed in plain Python, then build/evidence/cr
 runs it and judges the results. It never imports CrossHair itself, so a replay here is plain
 Python with icontract's ordinary run-time checks.
 
-Verdicts (exit 1 if any is bad):
+Verdicts (exit 1 if any is bad), all bounded by iteration caps and solver work (runner.py), so
+the same commit gives the same verdicts on any load:
 - harness case: "confirmed" (CrossHair exhausted every path: "Confirmed over all paths"), or
-  "no counterexample" (budget spent; only allowed where the case is not marked exhaustive);
-  bad: "counterexample", "vacuous" (no path reached the spec), "not exhausted" (an
-  exhaustive case that did not finish), "error".
+  "no counterexample" (iteration cap spent; only allowed where the case is not marked
+  exhaustive); bad: "counterexample", "vacuous" (no path reached the spec), "not exhausted"
+  (an exhaustive case that did not finish), "hang guard hit" (a clock stopped it: no verdict),
+  "error" (also: a harness without cases).
 - witness: "refuted" when CrossHair found a counterexample to the false claim AND it replays;
   bad: "not refuted".
 - mutant: "caught" when a target case yields a counterexample that replays on the mutant;
@@ -36,6 +38,31 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = ROOT / "build" / "evidence" / "crosshair.json"
 SCHEMA = 1
 COUNTEREXAMPLE_STATES = ("POST_FAIL", "EXEC_ERR", "POST_ERR")
+
+
+# ---------------------------------------------------------------- budgets (used by runner.py)
+# Verdicts are bounded by counts: a case's nominal CPU seconds (Case.budget) set its iteration
+# cap, PATHS_PER_SECOND paths per second and at least MIN_PATHS; every solver query gets at most
+# SMT_RLIMIT units of Z3 work (rlimit). Clocks are hang guards only, HANG_FACTOR times the
+# nominal seconds (+30 s) per case and per path, and + CPU/wall limits on the whole process.
+PATHS_PER_SECOND = 25
+MIN_PATHS = 50
+EXHAUSTIVE_FACTOR = 10     # a case that must exhaust its paths stops there; the cap is a bound
+SMT_RLIMIT = 4_000_000
+HANG_FACTOR = 10
+
+
+def iteration_cap(budget: float, exhaustive: bool = False) -> int:
+    """The number of paths a case may run: its verdict budget."""
+    return max(MIN_PATHS, int(round(budget * PATHS_PER_SECOND))) * (EXHAUSTIVE_FACTOR if exhaustive else 1)
+
+
+def hang_guard_hit(r: dict) -> bool:
+    """A case stopped by a clock, not by its budget: a path abandoned by the per-path guard,
+    or the per-case guard before the cap, without exhausting the paths or refuting."""
+    return bool(r["path_timeouts"]) or (
+        r["iterations"] < r["iteration_cap"] * r["conditions"] and not r["exhausted"]
+        and r["status"] != "REFUTED")
 
 
 # ---------------------------------------------------------------- replay (plain Python)
@@ -116,13 +143,17 @@ def _replay_messages(case_result: dict, fn) -> list[dict]:
 
 # ---------------------------------------------------------------- running
 def _run_job(kind: str, name: str, cpu_budget: float) -> dict:
-    limit = int(cpu_budget * 1.5) + 30
+    """One runner process. Its verdicts are bounded by iterations and solver work (runner.py);
+    the CPU and wall-clock limits here are only hang guards, generous on purpose (a loaded
+    machine must not reach them), reported as "hang guard hit"."""
+    limit = int(cpu_budget * HANG_FACTOR * 1.5) + 120
 
     def cap():
         resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
 
+    # a fixed hash seed: set and dict-of-str orders, hence CrossHair's path order, are the same
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "SONNX_CONTRACTS": "full"}
+           "SONNX_CONTRACTS": "full", "PYTHONHASHSEED": "0"}
     t0 = time.monotonic()
     try:
         proc = subprocess.run([sys.executable, "-m", "tests.crosshair.runner", kind, name],
@@ -130,6 +161,8 @@ def _run_job(kind: str, name: str, cpu_budget: float) -> dict:
                               timeout=limit * 2, preexec_fn=cap)
         wall = time.monotonic() - t0
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        if proc.returncode in (-9, -24, 128 + 9, 128 + 24):   # SIGKILL / SIGXCPU: the CPU guard
+            return {"kind": kind, "name": name, "error": "hang guard hit (CPU limit)", "wall": wall}
         if proc.returncode != 0 or not lines:
             return {"kind": kind, "name": name, "error": f"runner exit {proc.returncode}: "
                     + (proc.stderr.strip().splitlines() or ["?"])[-1][:300], "wall": wall}
@@ -137,7 +170,8 @@ def _run_job(kind: str, name: str, cpu_budget: float) -> dict:
         data["wall"] = wall
         return data
     except subprocess.TimeoutExpired:
-        return {"kind": kind, "name": name, "error": "wall-clock timeout", "wall": time.monotonic() - t0}
+        return {"kind": kind, "name": name, "error": "hang guard hit (wall clock)",
+                "wall": time.monotonic() - t0}
 
 
 def _judge_harness(h, data: dict) -> dict:
@@ -150,6 +184,8 @@ def _judge_harness(h, data: dict) -> dict:
         other = [m["text"][:300] for m in r["messages"] if m["state"] not in COUNTEREXAMPLE_STATES]
         if cex:
             verdict = "counterexample"
+        elif r.get("hang_guard_hit", True):
+            verdict = "hang guard hit"     # stopped by a clock: no verdict (missing flag = same)
         elif r["status"] == "NO_CONDITION" or r["spec_reached"] == 0 or other:
             verdict = "vacuous"
         elif r["status"] == "CONFIRMED":
@@ -161,10 +197,12 @@ def _judge_harness(h, data: dict) -> dict:
         out.append({"case": r["case"], "function": r["function"], "verdict": verdict,
                     "ok": verdict in ("confirmed", "no counterexample"),
                     "exhaustive_required": case.exhaustive, "status": r["status"],
-                    "iterations": r["iterations"], "spec_reached": r["spec_reached"],
+                    "iterations": r["iterations"], "iteration_cap": r.get("iteration_cap"),
+                    "spec_reached": r["spec_reached"],
                     "confirmed_paths": r["confirmed_paths"], "seconds": r["seconds"],
-                    "budget": case.budget, "counterexamples": cex, "other_messages": other})
-    if "error" in data or len(out) != len(h.cases):
+                    "budget": case.budget, "path_timeouts": r.get("path_timeouts"),
+                    "counterexamples": cex, "other_messages": other})
+    if "error" in data or len(out) != len(h.cases) or not h.cases:
         out.append({"case": "*", "verdict": "error", "ok": False,
                     "error": data.get("error", "cases missing from the runner's answer")})
     return {
@@ -193,13 +231,17 @@ def _judge_refutations(kind: str, data: dict, targets: list[tuple[str, object]])
         cex = _replay_messages(r, fn)
         caught = any(c["replayed"] for c in cex)
         out.append({"case": label, "caught": caught, "seconds": r["seconds"],
-                    "iterations": r["iterations"], "spec_reached": r["spec_reached"],
+                    "iterations": r["iterations"], "iteration_cap": r.get("iteration_cap"),
+                    "hang_guard_hit": bool(r.get("hang_guard_hit")) and not caught,
+                    "spec_reached": r["spec_reached"],
                     "counterexample": next((c for c in cex if c["replayed"]), cex[0] if cex else None)})
     return out
 
 
 def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -> int:
     os.environ["SONNX_CONTRACTS"] = "full"
+    from sonnx.trace.inputs import step_inputs
+    inputs = step_inputs(ROOT, "crosshair")      # what this run reads, hashed before it starts
     from . import harnesses as H
     from .harnesses import Kernels, find_case, mutant_kernels
 
@@ -236,7 +278,12 @@ def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -
         list(pool.map(one, plan))
 
     summary = {"schema": SCHEMA, "tool": "crosshair", "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-               "versions": _versions(), "harnesses": [], "witnesses": [], "mutants": [],
+               "versions": _versions(), "inputs": inputs,
+               "budgets": {"iterations": f"max({MIN_PATHS}, {PATHS_PER_SECOND} x the case's nominal seconds),"
+                                         f" x {EXHAUSTIVE_FACTOR} for a case that must exhaust its paths",
+                           "smt_rlimit_per_query": SMT_RLIMIT,
+                           "hang_guard": f"{HANG_FACTOR} x the nominal seconds + 30 s CPU per case and per path"},
+               "harnesses": [], "witnesses": [], "mutants": [],
                "wall_seconds": round(time.monotonic() - t0, 1)}
     for h in H.HARNESSES:
         if not wanted(h.name):
@@ -244,6 +291,7 @@ def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -
         summary["harnesses"].append(_judge_harness(h, results[("harness", h.name)]))
         targets = [(w.name, w.build(Kernels())) for w in h.witnesses]
         for w in _judge_refutations("witnesses", results[("witnesses", h.name)], targets):
+            w.setdefault("hang_guard_hit", False)
             summary["witnesses"].append({"harness": h.name, "name": w.pop("case"),
                                          "refuted": w.pop("caught"), **w})
     for m in H.MUTANTS:
@@ -259,10 +307,15 @@ def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -
             "caught": first is not None, "caught_by": first["case"] if first else None,
             "seconds_to_catch": first["seconds"] if first else None, "targets": per})
 
+    guard = {True: " (hang guard hit)", False: ""}
     problems = ([f"harness {h['name']}: " + ", ".join(f"{c['case']} {c['verdict']}" for c in h["cases"] if not c["ok"])
                  for h in summary["harnesses"] if h["result"] != "ok"]
-                + [f"witness {w['harness']}/{w['name']} not refuted" for w in summary["witnesses"] if not w["refuted"]]
-                + [f"mutant {m['name']} survived" for m in summary["mutants"] if not m["caught"]])
+                + [f"witness {w['harness']}/{w['name']} not refuted{guard[w['hang_guard_hit']]}"
+                   for w in summary["witnesses"] if not w["refuted"]]
+                + [f"mutant {m['name']} survived"
+                   + guard[any(t.get("hang_guard_hit") for t in m["targets"])]
+                   for m in summary["mutants"] if not m["caught"]])
+    summary["hang_guard_hit"] = [p for p in problems if "hang guard hit" in p]
     summary["ok"] = not problems
     summary["problems"] = problems
     out.parent.mkdir(parents=True, exist_ok=True)

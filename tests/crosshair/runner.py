@@ -5,10 +5,17 @@
     python -m tests.crosshair.runner mutant wrap_edge
 
 Prints one JSON object (the last line of stdout) with, per case: CrossHair's verdict, the
-iterations it ran, how many of them evaluated the spec (the postcondition), how many of those
+iterations it ran (and its iteration cap), how many of them evaluated the spec (the postcondition), how many of those
 confirmed it, whether the path tree was exhausted, CPU seconds, and every counterexample with
 the concrete arguments CrossHair realized for it (replayed later by campaign.py, in a process
 that never imported CrossHair).
+
+Budgets are counts, not clocks, so a case gives the same verdict on an idle or a loaded
+machine: each case runs at most ``iteration_cap(case)`` paths (CrossHair's max_iterations),
+and every solver query at most SMT_RLIMIT units of Z3 work (z3 ``rlimit``, via CrossHair's
+CROSSHAIR_SMT_RLIMIT) instead of a wall-clock solver timeout. CPU and wall clock remain only as
+hang guards (HANG_FACTOR times the case's nominal seconds, per case and per path): a case that
+runs into one is reported as "hang guard hit", never as a verdict.
 
 Two things CrossHair does by default would make its silence worthless here, and are undone:
 - it turns icontract's run-time checks off and enforces nested contracts itself, IGNORING a
@@ -29,6 +36,10 @@ import sys
 import time
 
 os.environ["SONNX_CONTRACTS"] = "full"      # before sonnx is imported: attach every contract
+from .campaign import HANG_FACTOR, SMT_RLIMIT, hang_guard_hit, iteration_cap  # noqa: E402 (no CrossHair)
+
+# read by CrossHair when it is imported: Z3 work per solver query instead of a wall-clock timeout
+os.environ["CROSSHAIR_SMT_RLIMIT"] = str(SMT_RLIMIT)
 
 import icontract._checkers as _ick
 
@@ -40,7 +51,9 @@ from crosshair.auditwall import engage_auditwall  # noqa: E402
 from crosshair.condition_parser import AnalysisKind, condition_parser  # noqa: E402
 from crosshair.enforce import EnforcedConditions, NoEnforce  # noqa: E402
 from crosshair.options import AnalysisOptionSet  # noqa: E402
+from crosshair.statespace import StateSpace  # noqa: E402
 from crosshair.tracers import NoTracing  # noqa: E402
+from crosshair.util import PathTimeout  # noqa: E402
 
 from . import harnesses as H  # noqa: E402
 
@@ -71,16 +84,33 @@ def _capturing_message(conditions, args, return_val=None):
 
 core.make_counterexample_message = _capturing_message
 
+# Paths abandoned by the per-path hang guard (CrossHair drops them silently otherwise).
+_PATH_TIMEOUTS = [0]
+_original_check_timeout = StateSpace.check_timeout
 
-def analyze(fn, budget: float) -> dict:
+
+def _counting_check_timeout(self):
+    try:
+        _original_check_timeout(self)
+    except PathTimeout:
+        _PATH_TIMEOUTS[0] += 1
+        raise
+
+
+StateSpace.check_timeout = _counting_check_timeout
+
+
+def analyze(fn, budget: float, exhaustive: bool = False) -> dict:
     """CrossHair on every postcondition of ``fn`` (harnesses have one), with counting."""
-    options = AnalysisOptionSet(analysis_kind=[AnalysisKind.icontract],
-                                per_condition_timeout=budget,
-                                per_path_timeout=max(1.0, budget / 2))
+    cap, guard = iteration_cap(budget, exhaustive), HANG_FACTOR * budget + 30
+    options = AnalysisOptionSet(analysis_kind=[AnalysisKind.icontract], max_iterations=cap,
+                                per_condition_timeout=guard, per_path_timeout=guard)
     checkables = core.analyze_function(fn, options)
     out = {"function": fn.__name__, "conditions": len(checkables), "iterations": 0,
-           "spec_reached": 0, "confirmed_paths": 0, "exhausted": False,
-           "status": "NO_CONDITION", "messages": [], "seconds": 0.0}
+           "iteration_cap": cap, "spec_reached": 0, "confirmed_paths": 0, "exhausted": False,
+           "status": "NO_CONDITION", "messages": [], "seconds": 0.0, "path_timeouts": 0,
+           "smt_rlimit": SMT_RLIMIT, "hang_guard_seconds": guard}
+    _PATH_TIMEOUTS[0] = 0
     statuses = []
     t0 = time.process_time()
     for checkable in checkables:
@@ -109,6 +139,7 @@ def analyze(fn, budget: float) -> dict:
             out["messages"].append({"state": m.state.name, "text": m.message, "line": m.line,
                                     "args": args, "kwargs": kwargs})
     out["seconds"] = round(time.process_time() - t0, 2)
+    out["path_timeouts"] = _PATH_TIMEOUTS[0]
     if statuses:
         # REFUTED anywhere wins; CONFIRMED only if every condition was
         out["status"] = ("REFUTED" if "REFUTED" in statuses else
@@ -131,11 +162,13 @@ def run(kind: str, name: str) -> dict:
         raise SystemExit(f"unknown kind {kind!r}")
     results = []
     for case, kernels in jobs:
-        r = analyze(case.build(kernels), case.budget)
+        r = analyze(case.build(kernels), case.budget, case.exhaustive)
         r["case"] = case.name
         results.append(r)
-        print(f"# {kind} {name} {case.name}: {r['status']} iterations={r['iterations']} "
-              f"spec={r['spec_reached']} {r['seconds']}s", file=sys.stderr, flush=True)
+        r["hang_guard_hit"] = hang_guard_hit(r)
+        print(f"# {kind} {name} {case.name}: {r['status']} iterations={r['iterations']}"
+              f"/{r['iteration_cap']} spec={r['spec_reached']} {r['seconds']}s"
+              f"{' HANG GUARD HIT' if r['hang_guard_hit'] else ''}", file=sys.stderr, flush=True)
     return {"kind": kind, "name": name, "cases": results}
 
 

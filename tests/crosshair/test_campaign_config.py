@@ -134,3 +134,102 @@ def test_planted_bugs_break_their_targets_in_plain_python():
     for name, (real_fails, mutant_fails, why) in result.items():
         assert not real_fails, f"{name}: the real kernel fails its own harness"
         assert mutant_fails, f"{name}: the planted bug does not break {_KNOWN_BUGS[name][0]} ({why})"
+
+
+# ---------------------------------------------------------------- the campaign's verdict logic
+# (CrossHair does not run here: the runner's answers are fixtures)
+from types import SimpleNamespace  # noqa: E402
+
+from tests.crosshair import campaign as C  # noqa: E402
+
+
+def _case_result(**kw):
+    r = {"case": "c", "function": "f", "conditions": 1, "iterations": 10, "iteration_cap": 10,
+         "spec_reached": 10, "confirmed_paths": 10, "exhausted": False, "status": "UNKNOWN",
+         "messages": [], "seconds": 1.0, "path_timeouts": 0}
+    r.update(kw)
+    r.setdefault("hang_guard_hit", C.hang_guard_hit(r))
+    return r
+
+
+def _harness(exhaustive=False, n=1):
+    def build(_kernels):
+        def f():
+            return None
+        return f
+    cases = [SimpleNamespace(name="c" if i == 0 else f"c{i}", exhaustive=exhaustive, budget=1.0, build=build)
+             for i in range(n)]
+    return SimpleNamespace(name="h", requirements=("MUL-R1",), what="", mode="symbolic", cases=cases)
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    ({}, "no counterexample"),                                       # the cap spent: a verdict
+    ({"iterations": 4, "exhausted": True, "status": "CONFIRMED"}, "confirmed"),
+    ({"iterations": 4}, "hang guard hit"),                           # stopped early by the clock
+    ({"path_timeouts": 1}, "hang guard hit"),                        # a path dropped by the clock
+    ({"spec_reached": 0}, "vacuous"),
+])
+def test_harness_verdicts(kw, verdict):
+    j = C._judge_harness(_harness(), {"cases": [_case_result(**kw)]})
+    assert j["cases"][0]["verdict"] == verdict
+    assert (j["result"] == "ok") == (verdict in ("confirmed", "no counterexample"))
+
+
+def test_exhaustive_case_must_exhaust_within_its_cap():
+    j = C._judge_harness(_harness(exhaustive=True), {"cases": [_case_result()]})
+    assert j["cases"][0]["verdict"] == "not exhausted" and j["result"] == "FAILED"
+
+
+def test_runner_answer_without_the_hang_guard_flag_is_not_a_verdict():
+    r = _case_result()
+    del r["hang_guard_hit"]
+    j = C._judge_harness(_harness(), {"cases": [r]})
+    assert j["cases"][0]["verdict"] == "hang guard hit" and j["result"] == "FAILED"
+
+
+def test_harness_without_cases_or_with_missing_cases_fails():
+    assert C._judge_harness(_harness(n=0), {"cases": []})["result"] == "FAILED"
+    assert C._judge_harness(_harness(n=2), {"cases": [_case_result()]})["result"] == "FAILED"
+    assert C._judge_harness(_harness(), {"error": "hang guard hit (wall clock)"})["result"] == "FAILED"
+
+
+def test_iteration_caps_are_counts_from_the_nominal_budget():
+    assert C.iteration_cap(0.1) == C.MIN_PATHS
+    assert C.iteration_cap(20.0) == 20 * C.PATHS_PER_SECOND
+    assert C.iteration_cap(20.0, exhaustive=True) == 20 * C.PATHS_PER_SECOND * C.EXHAUSTIVE_FACTOR
+    assert C.hang_guard_hit({"path_timeouts": 0, "iterations": 3, "iteration_cap": 50, "conditions": 1,
+                             "exhausted": False, "status": "REFUTED"}) is False   # stopped on a refutation
+    two = {"path_timeouts": 0, "iteration_cap": 50, "conditions": 2, "exhausted": False, "status": "UNKNOWN"}
+    assert C.hang_guard_hit(dict(two, iterations=100)) is False      # the cap, per condition
+    assert C.hang_guard_hit(dict(two, iterations=99)) is True
+
+
+def test_unrefuted_target_reports_the_hang_guard():
+    r = _case_result(iterations=3, hang_guard_hit=True)
+    [t] = C._judge_refutations("mutant", {"cases": [r]}, [("c", lambda: None)])
+    assert t["caught"] is False and t["hang_guard_hit"] is True
+
+
+def test_judged_fields_that_crosshair_json_carries():
+    """The fields the trace and the README read (a renamed key reads as missing evidence)."""
+    j = C._judge_harness(_harness(), {"cases": [_case_result()], "wall": 1.234})
+    assert {k: j[k] for k in ("name", "requirements", "mode", "result", "confirmed_over_all_paths",
+                              "cases_total", "iterations", "spec_reached", "seconds", "wall_seconds")} == {
+        "name": "h", "requirements": ["MUL-R1"], "mode": "symbolic", "result": "ok",
+        "confirmed_over_all_paths": 0, "cases_total": 1, "iterations": 10, "spec_reached": 10,
+        "seconds": 1.0, "wall_seconds": 1.23}
+    c = j["cases"][0]
+    assert {k: c[k] for k in ("case", "function", "verdict", "ok", "exhaustive_required", "status",
+                              "iterations", "iteration_cap", "spec_reached", "confirmed_paths", "budget",
+                              "path_timeouts", "counterexamples", "other_messages")} == {
+        "case": "c", "function": "f", "verdict": "no counterexample", "ok": True,
+        "exhaustive_required": False, "status": "UNKNOWN", "iterations": 10, "iteration_cap": 10,
+        "spec_reached": 10, "confirmed_paths": 10, "budget": 1.0, "path_timeouts": 0,
+        "counterexamples": [], "other_messages": []}
+    [t] = C._judge_refutations("witnesses", {"cases": [_case_result(status="REFUTED")]}, [("c", lambda: None)])
+    assert {k: t[k] for k in ("case", "caught", "seconds", "iterations", "iteration_cap", "hang_guard_hit",
+                              "spec_reached", "counterexample")} == {
+        "case": "c", "caught": False, "seconds": 1.0, "iterations": 10, "iteration_cap": 10,
+        "hang_guard_hit": False, "spec_reached": 10, "counterexample": None}
+    [t] = C._judge_refutations("mutant", {"error": "boom"}, [("c", lambda: None)])
+    assert t == {"case": "c", "caught": False, "seconds": None, "error": "boom"}

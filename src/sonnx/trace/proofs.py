@@ -14,9 +14,12 @@ Used by tools/prove (``python -m sonnx.trace.proofs summary``) and by the trace 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -45,10 +48,9 @@ HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
 def parse_goals(mlw_path) -> list[dict]:
-    """Declarations of a WhyML file, each with module, kind, name, line, req IDs.
-
-    Also marks assumptions: ``axiom``s, and ``val``s that carry an ``ensures``
-    (their specification is assumed, not proved)."""
+    """Declarations of a WhyML file, each with module, kind, name, line, req IDs (the
+    requirement annotations; what the proofs assume is listed from Why3's own view of the
+    theories by sonnx.trace.proof_assumptions, not from this text scan)."""
     lines = Path(mlw_path).read_text().splitlines()
     out, module = [], None
     for n, line in enumerate(lines):
@@ -64,14 +66,8 @@ def parse_goals(mlw_path) -> list[dict]:
                                     if w not in DECL_KEYWORDS + ("goal", "axiom")
                                     or (i and w in ("goal", "axiom")))])
         ids = _preceding_req(lines, n)
-        entry = {"module": module, "kind": kind, "name": d.group(1), "goal": d.group(1),
-                 "line": n + 1, "req": ids, "requirements": ids}
-        if kind.startswith("axiom"):
-            entry["assumption"] = True
-        elif kind.startswith("val"):
-            body = _decl_text(lines, n)
-            entry["assumption"] = "ensures" in body
-        out.append(entry)
+        out.append({"module": module, "kind": kind, "name": d.group(1), "goal": d.group(1),
+                    "line": n + 1, "req": ids, "requirements": ids})
     return out
 
 
@@ -88,31 +84,26 @@ def _preceding_req(lines, n) -> list[str]:
     return ID_RE.findall(m.group(1)) if m else []
 
 
-def _decl_text(lines, n) -> str:
-    """The declaration starting at line n, up to the next blank line or declaration."""
-    text = [lines[n]]
-    for line in lines[n + 1:]:
-        if not line.strip() or DECL_RE.match(line) or MODULE_RE.match(line):
-            break
-        text.append(line)
-    return "\n".join(text)
-
-
 def read_session(session_dir) -> list[dict]:
-    """Top-level goals of a session: theory, goal, proved, provers, time (sum of leaves)."""
+    """Top-level goals of a session: theory, goal, proved, provers, time (sum of leaves),
+    steps (sum of the recorded step counts: the budgets of a replay) and leaves (the names
+    of the goals that carry proof attempts, as `why3 replay` names them in its report)."""
     root = ET.parse(Path(session_dir) / "why3session.xml").getroot()
     provers = {p.get("id"): _prover_key(p) for p in root.findall("prover")}
     out = []
     for th in root.iter("theory"):
         for g in th.findall("goal"):
-            used, time, ok = set(), 0.0, _proved(g)
+            used, time, steps, ok = set(), 0.0, 0, _proved(g)
             for pr in g.iter("proof"):
                 used.add(provers.get(pr.get("prover"), "?"))
                 r = pr.find("result")
                 if r is not None:
                     time += float(r.get("time", "0"))
+                    steps += int(r.get("steps", "0"))
+            leaves = [x.get("name") for x in g.iter("goal") if x.find("proof") is not None]
             out.append({"theory": th.get("name"), "goal": g.get("name"),
-                        "proved": ok, "provers": sorted(used), "time": round(time, 2)})
+                        "proved": ok, "provers": sorted(used), "time": round(time, 2),
+                        "steps": steps, "leaves": leaves})
     return out
 
 
@@ -141,37 +132,121 @@ def _decl_of_goal(goal_name: str) -> str:
     return goal_name.split("'vc")[0]
 
 
-def summary(repo_root, replay: dict | None = None, py_results: list | None = None) -> dict:
-    """Join annotations and session statuses for every proof file of the repository."""
+# --- replay ----------------------------------------------------------------------
+
+# Verdicts come from prover steps: `why3 replay --use-steps` gives every recorded attempt the
+# step count recorded in the session (+1) as its budget (z3 `rlimit`, cvc5 `--rlimit`), which
+# does not depend on the machine's load. Wall clock is only a hang guard: the session's
+# per-attempt time limit (why3server kills an attempt after it; reported as "hang guard hit",
+# never as a verdict) and HANG_GUARD_S over a whole `why3 replay`.
+HANG_GUARD_S = int(os.environ.get("SONNX_PROOF_HANG_GUARD", "3600"))
+FAIL_RE = re.compile(r"^\s*goal '(?P<goal>.+?)', prover '(?P<prover>.+?)': (?P<what>.*)$", re.M)
+
+
+def parse_replay(out: str, rc: int | None) -> dict:
+    """The verdict of one `why3 replay` from its exit code and output: status ("ok",
+    "obsolete", "failed", "hang guard hit", "error"), and per failed leaf goal the report.
+    rc None = the hang guard stopped the replay."""
+    out = out.replace("\r", "\n")
+    failures = {m["goal"]: f'{m["prover"]}: {m["what"].strip()}' for m in FAIL_RE.finditer(out)}
+    if rc is None:
+        status = "hang guard hit"
+    elif "obsolete" in out:
+        status = "obsolete"            # Why3's own consistency check: the file no longer matches
+    elif rc == 0 and "replay OK" in out and not failures:
+        status = "ok"
+    elif rc != 0 and failures:
+        status = "failed"
+    else:
+        status = "error"               # nothing we can account for goal by goal
+    return {"status": status, "rc": rc, "failures": failures,
+            "tail": [ln for ln in out.splitlines() if ln.strip() and not ln.startswith("Progress")][-5:]}
+
+
+def replay_session(root, rel: str, work: Path, hang_guard: int = HANG_GUARD_S) -> dict:
+    """`why3 replay --use-steps` of proofs/<stem>/ on a copy in ``work`` (replay rewrites the
+    session's times and shapes: the committed proofs/ stays untouched)."""
+    root, stem = Path(root), Path(rel).stem
+    sess = root / "proofs" / stem
+    t0 = time.monotonic()
+    if not (sess / "why3session.xml").is_file():
+        return {"status": "missing", "rc": None, "failures": {}, "seconds": 0.0,
+                "tail": [f"missing session proofs/{stem}/why3session.xml"]}
+    (work / stem).mkdir(parents=True, exist_ok=True)
+    for f in sess.iterdir():
+        if f.name in ("why3session.xml", "why3shapes.gz"):
+            shutil.copy2(f, work / stem / f.name)
+    cmd = ["why3", "-C", "proofs/why3.conf", "replay", "--use-steps", "-L", str(work), str(work / stem)]
+    try:
+        p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=hang_guard)
+        rep = parse_replay(p.stdout + p.stderr, p.returncode)
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        rep = parse_replay(out, None)
+    rep["seconds"] = round(time.monotonic() - t0, 1)
+    return rep
+
+
+def _goal_result(g: dict, rep: dict | None) -> str:
+    """One top-level goal's verdict from the session and the replay report of its file."""
+    if rep is None:                    # not replayed: what the session records
+        return "valid" if g["proved"] else "not proved"
+    if isinstance(rep, int):           # a bare exit code (older callers)
+        rep = {"status": "ok" if rep == 0 else "error", "failures": {}}
+    if rep["status"] in ("hang guard hit", "obsolete", "missing", "error"):
+        return f'not proved (replay: {rep["status"]})' if rep["status"] != "hang guard hit" \
+            else "hang guard hit"
+    bad = [rep["failures"][leaf] for leaf in g.get("leaves", []) if leaf in rep["failures"]]
+    if any(": Timeout" in b for b in bad):
+        return "hang guard hit"        # why3server's time limit: not a verdict
+    if bad:
+        return "not proved: " + bad[0]
+    return "valid" if g["proved"] else "not proved"
+
+
+def summary(repo_root, replay: dict | None = None, py_results: list | None = None,
+            assumptions: dict | None = None) -> dict:
+    """Join annotations, session statuses and replay verdicts for every proof file.
+
+    ``replay``: file -> replay report (parse_replay) or exit code; None = not replayed (the
+    sessions' recorded state, for a quick look). ``ok`` holds only when every goal and VC is
+    valid, every listed file was replayed "ok", and the assumptions check found no problem."""
     root = Path(repo_root)
-    records, assumptions, ok = [], [], True
+    records, ok = [], True
     for rel in MLW_FILES:
-        decls = parse_goals(root / rel)
-        by_name = {(d["module"], d["name"]): d for d in decls}
-        for d in decls:
-            if d.get("assumption"):
-                assumptions.append({"file": rel, "module": d["module"], "name": d["name"],
-                                    "kind": d["kind"], "line": d["line"]})
+        by_name = {(d["module"], d["name"]): d for d in parse_goals(root / rel)}
         sess = root / rel[:-4]
         goals = read_session(sess) if (sess / "why3session.xml").exists() else []
+        rep = None if replay is None else replay.get(rel, {"status": "missing", "failures": {}})
         if not goals:
             ok = False
         for g in goals:
             d = by_name.get((g["theory"], _decl_of_goal(g["goal"])), {})
-            result = "valid" if g["proved"] else "not proved"
-            if replay is not None and replay.get(rel, 1) != 0:
-                result = result if not g["proved"] else "valid (replay failed)"
+            result = _goal_result(g, rep)
             ok &= result == "valid"
             records.append({"file": rel, "theory": g["theory"], "goal": g["goal"],
                             "req": d.get("req", []), "prover": ",".join(g["provers"]),
-                            "result": result, "time": g["time"]})
+                            "result": result, "time": g["time"], "steps": g["steps"]})
+    if replay is not None:
+        for rel in MLW_FILES:
+            r = replay.get(rel)
+            ok &= r == 0 if isinstance(r, int) else bool(r) and r.get("status") == "ok"
     py = list(py_results or [])
     # Python front-end VCs gate like session goals (one record per VC, goal = function)
     for r in py:
         ok &= r["result"] == "valid"
     records += py
-    return {"ok": bool(ok), "goals": records, "assumptions": assumptions,
-            "replay": replay or {},
+    assumed = assumptions or {"assumptions": [], "problems": [], "stdlib_props": {}}
+    ok &= not assumed.get("problems")
+    # per-file exit code of `why3 replay`; -1 when there is none (hang guard, missing session)
+    replay_rc = {rel: r if isinstance(r, int) else (-1 if r.get("rc") is None else r["rc"])
+                 for rel, r in (replay or {}).items()}
+    return {"ok": bool(ok), "goals": records,
+            "assumptions": [dict(a, module=a["theory"]) for a in assumed["assumptions"]],
+            "assumption_problems": list(assumed.get("problems", [])),
+            "stdlib_props": assumed.get("stdlib_props", {}),
+            "replay": replay_rc,
+            "replay_status": {rel: r for rel, r in (replay or {}).items() if not isinstance(r, int)},
             "python_frontend": {"vcs": py, "proved": sum(r["result"] == "valid" for r in py),
                                 "total": len(py), "gating": True}}
 
@@ -203,7 +278,10 @@ def session_statuses(repo_root) -> list[dict]:
 # --- Python front-end -------------------------------------------------------------
 
 PY_PROVERS = ("cvc5", "z3", "z3noauto")  # tried in this order, each on what is still open
-PY_TIMELIMIT = 20                          # seconds per VC and prover
+# Step budgets per VC (cvc5 resource units, z3 rlimit): the verdict. The largest VC of
+# intloops.py takes about 0.66 M cvc5 units; the budgets leave room without being a clock.
+PY_STEPS = {"cvc5": 5_000_000, "z3": 20_000_000, "z3noauto": 20_000_000}
+PY_HANG_GUARD = 300                        # seconds per VC: only a hang guard ("Timeout")
 
 
 class Why3OutputError(ValueError):
@@ -231,7 +309,8 @@ def parse_why3_json(stdout: str) -> list[dict]:
             rec = {"line": int(loc["line"]), "c0": int(loc["start-char"]),
                    "c1": int(loc["end-char"]),
                    "expl": "; ".join(o["term"].get("explanations") or []) or o["term"]["goal_name"],
-                   "answer": " ".join(str(res["answer"]).split()), "time": float(res["time"])}
+                   "answer": " ".join(str(res["answer"]).split()), "time": float(res["time"]),
+                   "steps": int(res.get("step") or 0)}
         except (KeyError, TypeError, ValueError) as e:
             raise Why3OutputError(f"why3 goal record without {e}: {json.dumps(o)[:200]}") from e
         out.append(rec)
@@ -251,9 +330,10 @@ def _keyed(recs: list[dict]) -> dict[tuple, dict]:
 
 
 def _run_py(root, rel, prover, timelimit, lines=None):
-    """One ``why3 prove --json`` run; returns (records keyed by _keyed, error or None)."""
+    """One ``why3 prove --json`` run under the prover's step budget (``-s``; ``-t`` only as
+    a hang guard); returns (records keyed by _keyed, error or None)."""
     cmd = ["why3", "-C", "proofs/why3.conf", "prove", "--json", "-P", prover,
-           "-t", str(timelimit), "-a", "split_vc"]
+           "-s", str(PY_STEPS[prover]), "-t", str(timelimit), "-a", "split_vc"]
     for line in sorted(lines or ()):
         cmd += ["-g", f"{rel}:{line}"]
     p = subprocess.run(cmd + [rel], cwd=root, capture_output=True, text=True)
@@ -269,7 +349,7 @@ def _run_py(root, rel, prover, timelimit, lines=None):
     return recs, None
 
 
-def prove_py(repo_root, rel, provers=PY_PROVERS, timelimit=PY_TIMELIMIT) -> list[dict]:
+def prove_py(repo_root, rel, provers=PY_PROVERS, timelimit=PY_HANG_GUARD) -> list[dict]:
     """Prove a Python-subset file with ``why3 prove --json -a split_vc``: the first prover
     on every VC, each further prover only on the lines that still have an unproved VC.
     One record per VC (function, explanation, line:chars), valid when one prover proves
@@ -286,24 +366,26 @@ def prove_py(repo_root, rel, provers=PY_PROVERS, timelimit=PY_TIMELIMIT) -> list
             errors.append(err)
         if n == 0:
             for k in recs:
-                vcs[k] = {"valid": False, "prover": "", "time": 0.0, "attempts": {}}
+                vcs[k] = {"valid": False, "prover": "", "time": 0.0, "steps": 0, "attempts": {},
+                          "hang": False}
         elif set(recs) != {k for k in vcs if k[0] in open_lines}:
             errors.append(f"{prover}: the VCs of lines {sorted(open_lines)} differ from the first run")
         for k, r in recs.items():
             v = vcs.get(k)
             if v is None:
                 continue
-            v["attempts"][prover] = f'{r["answer"]} ({r["time"]}s)'
+            v["attempts"][prover] = f'{r["answer"]} ({r["time"]}s, {r["steps"]} steps)'
+            v["hang"] |= r["answer"].startswith("Timeout")   # the hang guard, not a verdict
             if r["answer"] == "Valid" and not v["valid"]:
-                v.update(valid=True, prover=prover, time=r["time"])
+                v.update(valid=True, prover=prover, time=r["time"], steps=r["steps"])
     out = []
     for (line, c0, c1, expl, nth), v in sorted(vcs.items()):
         fn = _py_function_at(root / rel, line)
         vc = f"{expl} (line {line}:{c0}-{c1}{f', #{nth}' if nth > 1 else ''})"
         out.append({"file": rel, "theory": "python", "goal": fn, "vc": vc,
                     "req": reqs.get(fn, []), "prover": v["prover"],
-                    "result": "valid" if v["valid"] else "not proved", "time": v["time"],
-                    "attempts": v["attempts"]})
+                    "result": "valid" if v["valid"] else "hang guard hit" if v["hang"] else "not proved",
+                    "time": v["time"], "steps": v["steps"], "attempts": v["attempts"]})
     if errors or not out:
         out.append({"file": rel, "theory": "python", "goal": "(why3 prove)", "vc": "", "req": [],
                     "prover": ",".join(provers), "result": "failed: " + "; ".join(errors or ["no VC"]),
@@ -424,9 +506,73 @@ def table(s: dict) -> str:
         rows.append(f'{f}: {n}/{len(gs)} {"VCs" if f.endswith(".py") else "goals"} proved, '
                     f'{round(sum(float(g["time"] or 0) for g in gs), 2)} s prover time')
     n_ok = sum(g["result"] == "valid" for g in s["goals"])
-    rows.append(f'{n_ok}/{len(s["goals"])} goals valid; assumptions beyond the stdlib: '
-                + (", ".join(f'{a["module"]}.{a["name"]}' for a in s["assumptions"]) or "none"))
+    rows.append(f'{n_ok}/{len(s["goals"])} goals valid; assumptions beyond the stdlib (Why3\'s view): '
+                + (", ".join(f'{a["module"]}.{a["name"]} ({a["at"]})' for a in s["assumptions"]) or "none"))
     return "\n".join(rows)
+
+
+LIB_FILES = ["proofs/lib/halffloat.mlw"]   # theories the drivers name: assumptions checked too
+
+
+def _assumptions(root: Path) -> dict:
+    from . import proof_assumptions as A
+    try:
+        found = A.find(root, MLW_FILES + LIB_FILES, frozenset(LIB_FILES))
+        reviewed = A.load_reviewed(root)
+        stdlib = A.tomllib.loads((root / A.REVIEWED).read_text(encoding="utf-8")).get("stdlib_props", {})
+        found["problems"] = A.check(found, reviewed, stdlib)
+    except (RuntimeError, ValueError, OSError) as e:
+        found = {"assumptions": [], "stdlib_props": {}, "problems": [f"assumptions not checked: {e}"]}
+    return found
+
+
+def run(root) -> int:
+    """The proof step (tools/prove): replay every session under its recorded step budgets,
+    list the assumptions from Why3's view and check them, prove the Python front-end files,
+    write build/evidence/proofs.json. A line per session / file as it finishes."""
+    from .inputs import step_inputs
+    root = Path(root)
+    inputs = step_inputs(root, "proofs")          # what this run reads, hashed before it starts
+    t0 = time.monotonic()
+    work = root / "build" / "proofs-replay"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for f in (root / "proofs").glob("*.mlw"):
+        shutil.copy2(f, work / f.name)
+    replays = {}
+    for rel in MLW_FILES:
+        rep = replays[rel] = replay_session(root, rel, work)
+        print(f"prove: [{time.monotonic() - t0:6.1f}s] {rel}: replay {rep['status']} "
+              f"({rep['seconds']} s)", flush=True)
+        for line in ([f"{g}: {w}" for g, w in rep["failures"].items()]
+                     or ([] if rep["status"] == "ok" else rep["tail"])):
+            print(f"    {line}", flush=True)
+    assumed = _assumptions(root)
+    print(f"prove: [{time.monotonic() - t0:6.1f}s] assumptions (from Why3's view): "
+          f"{len(assumed['assumptions'])} listed, {len(assumed['problems'])} problem(s)", flush=True)
+    for p in assumed["problems"]:
+        print(f"    {p}", flush=True)
+    py = []
+    for rel in PY_FILES:
+        t1 = time.monotonic()
+        recs = prove_py(root, rel)
+        py += recs
+        print(f"prove: [{time.monotonic() - t0:6.1f}s] {rel}: {sum(r['result'] == 'valid' for r in recs)}"
+              f"/{len(recs)} VCs valid ({time.monotonic() - t1:.1f} s)", flush=True)
+    s = summary(root, replays, py, assumed)
+    s["inputs"] = inputs
+    s["budgets"] = {"sessions": "recorded steps + 1 per attempt (why3 replay --use-steps)",
+                    "python_frontend_steps": PY_STEPS,
+                    "hang_guard_seconds": {"replay": HANG_GUARD_S, "python_vc": PY_HANG_GUARD}}
+    s["hang_guard_hit"] = sorted({f'{g["file"]} {g["goal"]}' for g in s["goals"]
+                                  if g["result"] == "hang guard hit"})
+    s["seconds"] = round(time.monotonic() - t0, 1)
+    out = root / "build" / "evidence" / "proofs.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(s, indent=1) + "\n")
+    print(table(s))
+    print(f"written {out.relative_to(root)} in {s['seconds']} s: {'OK' if s['ok'] else 'FAILED'}")
+    return 0 if s["ok"] else 1
 
 
 def main(argv=None) -> int:
@@ -434,17 +580,9 @@ def main(argv=None) -> int:
     root = Path.cwd()
     if argv[:1] == ["build"]:
         return build_session(root, argv[1])
-    if argv[:1] == ["summary"]:
-        replay = json.loads(argv[1]) if len(argv) > 1 else None
-        py = [r for rel in PY_FILES for r in prove_py(root, rel)]
-        s = summary(root, replay, py)
-        out = root / "build" / "evidence" / "proofs.json"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(s, indent=1) + "\n")
-        print(table(s))
-        print(f"written {out.relative_to(root)}")
-        return 0 if s["ok"] else 1
-    print("usage: python -m sonnx.trace.proofs build proofs/X.mlw | summary ['{replay json}']")
+    if argv[:1] == ["run"]:
+        return run(root)
+    print("usage: python -m sonnx.trace.proofs build proofs/X.mlw | run")
     return 2
 
 
