@@ -25,12 +25,14 @@ import threading
 
 import numpy as np
 
+# req: GEMM-R7
 # how the fold is compiled; no fastmath: it would allow reassociation and FMA contraction
 JIT_OPTIONS = {"nogil": True}
 # products smaller than this (M*K*N) run on one thread: starting threads would cost more
 PARALLEL_WORK = 1 << 22
 
 
+# req: GEMM-R7
 def python_fold():
     """The fold as a Python function, before compilation (tests compile it uncached to read its
     machine code: numba does not show the code of a function loaded from its disk cache)."""
@@ -83,6 +85,7 @@ SIGNATURES = ["void(float32[:, ::1], float32[:, ::1], float32[:, ::1], int64, in
 _FOLD = []   # the compiled fold, once made (a plain global: CrossHair bypasses functools caches)
 
 
+# req: GEMM-R7
 def _compiled():
     """Both specialisations, compiled at the first call (about 1.5 s) or loaded from numba's
     disk cache (about 0.2 s); nothing is compiled later, whatever the arrays' layout."""
@@ -96,6 +99,7 @@ def _compiled():
     return _FOLD[0]
 
 
+# req: GEMM-R7
 def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarray:
     """S = the ascending fold of products, for float32 or float64 ``ap`` (M, K), ``bp`` (K, N).
     ``threads``: how many threads share the rows (default: one per core for large products)."""
