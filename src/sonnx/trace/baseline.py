@@ -34,15 +34,14 @@ def _sha(text: str) -> str:
 
 def whyml_declaration(path: Path, line: int) -> str:
     """The normalized text of the WhyML declaration starting at ``line`` (1-based), up to the
-    next one: comments removed, one declaration line per source line, spaces collapsed."""
+    next one: comments removed, all whitespace (line breaks included) collapsed to one space."""
     lines = path.read_text(encoding="utf-8").splitlines()
     body = [lines[line - 1]]
     for text in lines[line:]:
         if _DECL.match(text) or text.lstrip().startswith("(* req:"):
             break
         body.append(text)
-    text = _WHY_COMMENT.sub(" ", "\n".join(body))
-    return "\n".join(" ".join(t.split()) for t in text.splitlines() if t.strip())
+    return " ".join(_WHY_COMMENT.sub(" ", "\n".join(body)).split())
 
 
 class _NoDocstrings(ast.NodeTransformer):
