@@ -52,6 +52,9 @@ def judge(summary: dict) -> list[dict]:
     ``failed (...)``. Witnesses and mutants of a harness ride along: an unrefuted witness or
     a surviving mutant makes the evidence void."""
     out = []
+    for entry in summary["harnesses"] + summary["mutants"]:
+        if not (isinstance(entry["requirements"], list) and all(isinstance(r, str) for r in entry["requirements"])):
+            raise TypeError(f"requirements of {entry['name']!r} is not a list of IDs")
     for h in summary["harnesses"]:
         witnesses = [w for w in summary["witnesses"] if w["harness"] == h["name"]]
         out.append({"harness": h["name"], "requirements": list(h["requirements"]),

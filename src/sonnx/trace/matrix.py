@@ -185,7 +185,7 @@ def _crosshair_results(root: Path, path: Path) -> tuple[list[dict], list[Defect]
         summary = crosshair.load_summary(path)
         entries = crosshair.judge(summary)
     except (KeyError, TypeError, AttributeError) as exc:
-        raise EvidenceError(f"{path}: malformed CrossHair summary (field {exc})") from None
+        raise EvidenceError(f"{path}: malformed CrossHair summary ({type(exc).__name__}: {exc})") from None
     except ValueError as exc:
         raise EvidenceError(str(exc)) from None
     problems = []
