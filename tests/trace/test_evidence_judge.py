@@ -339,3 +339,25 @@ def test_defect_texts_are_escaped_in_markdown(root):
     m = copy.deepcopy(m)
     m.evidence.append(matrix.Defect("failing", "-", "a | b\nc"))
     assert "- **failing** -: a \\| b c" in report.to_markdown(m)
+
+
+def test_reviewed_skip_is_listed_not_a_defect_and_others_still_are(root):
+    body = ('<testcase classname="tests.test_k" name="test_same[a]"/>'
+            '<testcase classname="tests.test_k" name="test_same[b]"><skipped message="no"/></testcase>'
+            '<testcase classname="tests.test_k" name="test_helper"/>')
+    (root / "spec" / "trace-justifications.toml").write_text(
+        '[[skip]]\ncase = "tests.test_k::test_same[b]"\njustification = "no kernel for b"\n')
+    write_all(root, junit=cases_xml(body, root=root))
+    m = matrix.build(root, registry=requirements.parse(REGISTRY))
+    assert m.defects == []
+    assert m.rows[0].justified == [{"kind": "skip", "justification": "tests.test_k::test_same[b]: no kernel for b"}]
+    write_all(root, junit=cases_xml(body.replace("test_same[a]\"/>", 'test_same[a]"><skipped/></testcase>'),
+                                    root=root))
+    assert judged(root) == [("skipped", "MUL-R1")]
+
+
+def test_one_stale_line_per_row_and_kind(root):
+    write_all(root, junit=cases_xml(inputs="0" * 64, root=root), proofs=proofs_json(root, inputs=None))
+    m = matrix.build(root, registry=requirements.parse(REGISTRY))
+    assert [d.detail for d in m.rows[0].defects] == ["2 proof result(s) made on another tree",
+                                                     "2 test result(s) made on another tree"]

@@ -28,6 +28,7 @@ class Outcome:
     failed: int = 0
     skipped: int = 0
     failures: list[str] = field(default_factory=list)
+    skips: list[str] = field(default_factory=list)      # "classname::name" of each skipped case
 
     @property
     def status(self) -> str:
@@ -45,6 +46,16 @@ class Outcome:
         self.failed += other.failed
         self.skipped += other.skipped
         self.failures += other.failures
+        self.skips += other.skips
+
+    def without(self, justified: set[str]) -> "Outcome":
+        """This outcome with the skipped cases listed in ``justified`` counted as passed
+        (reviewed skips, spec/trace-justifications.toml); a case that only skipped, and was
+        justified, shows nothing: it counts as neither."""
+        kept = [c for c in self.skips if c not in justified]
+        waived = len(self.skips) - len(kept)
+        return Outcome(self.passed + (waived if self.passed else 0), self.failed, len(kept),
+                       list(self.failures), kept)
 
 
 @dataclass
@@ -87,6 +98,7 @@ def parse(path: Path) -> Report:
             out.failures.append(full)
         elif "skipped" in kinds:
             out.skipped += 1
+            out.skips.append(f"{classname}::{full}")
         else:
             out.passed += 1
     return Report(cases, inputs)

@@ -91,12 +91,18 @@ class Matrix:
                             "defects": len(self.defects)}}
 
 
-def _justifications(root: Path) -> dict[tuple[str, str], str]:
+def _justifications(root: Path) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """Reviewed gaps (``[[gap]] id, kind, justification``) and reviewed skips (``[[skip]] case,
+    justification``: a test case, ``classname::name[params]``, that is skipped on purpose)."""
     path = root / JUSTIFICATIONS
     if not path.exists():
-        return {}
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return {(g["id"], g["kind"]): g["justification"] for g in data.get("gap", [])}
+        return {}, {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return ({(g["id"], g["kind"]): g["justification"] for g in data.get("gap", [])},
+                {s["case"]: s["justification"] for s in data.get("skip", [])})
+    except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
+        raise EvidenceError(f"{path}: malformed ({type(exc).__name__}: {exc})") from None
 
 
 def _read_json(path: Path, kind: str) -> dict:
@@ -230,7 +236,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     declared_goals = links_mod.supports(root)["proof"]
     unmarked = [r for r in records if not r["req"]]
     by_theory_decl = _aggregate(unmarked, lambda r: (r["file"], f"{r['theory']}.{_decl(r)}"))
-    justified = _justifications(root)
+    justified, skips = _justifications(root)
     texts = baseline.site_texts(root, registry, found)
     reviewed = baseline.load(root)
     suspects = baseline.suspects({rid: {k: baseline._sha(t) for k, t in fp.items()} for rid, fp in texts.items()},
@@ -258,7 +264,10 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
             if s.name in seen_tests:
                 continue
             seen_tests.add(s.name)
-            out = junit.outcome_of(s.name, tests)
+            full = junit.outcome_of(s.name, tests)
+            out = full.without(set(skips))
+            row.justified += [{"kind": "skip", "justification": f"{c}: {skips[c]}"}
+                              for c in full.skips if c in skips and s.kind == "test"]
             status = "stale" if tests_stale and out.status != "not run" else out.status
             row.test.append({"test": s.name, "path": s.path, "line": s.line, "status": status,
                              "declared": s.kind == "test-declared", "passed": out.passed,
@@ -281,7 +290,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
             if p["status"] == "not replayed":
                 row.defects.append(Defect("not run", rid, f"{p['path']}:{p['goal']}: no replay summary"))
             elif p["status"] == "stale":
-                row.defects.append(Defect("stale", rid, f"{p['path']}:{p['goal']}: replayed on another tree"))
+                continue                # one line per row, below
             elif p["status"] != "proved":
                 row.defects.append(Defect("unproved", rid, f"{p['path']}:{p['goal']} is {p['status']}"))
         for t in row.test:
@@ -290,14 +299,16 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
             elif t["status"] == "skipped":
                 row.defects.append(Defect("skipped", rid, f"{t['test']}: {t['skipped']} skipped case(s)"))
             elif t["status"] == "stale":
-                row.defects.append(Defect("stale", rid, f"{t['test']}: result of another tree"))
+                continue
             elif t["status"] == "not run" and "test" in req.verification:
                 row.defects.append(Defect("not run", rid, f"{t['test']} has no result in {junit_path.name}"))
         for h in row.crosshair:
-            if h["status"] == "stale":
-                row.defects.append(Defect("stale", rid, f"CrossHair {h['harness']}: result of another tree"))
-            elif h["status"] not in GREEN:
+            if h["status"] not in GREEN and h["status"] != "stale":
                 row.defects.append(Defect("failing", rid, f"CrossHair {h['harness']}: {h['status']}"))
+        for kind, entries in (("proof", row.proof), ("test", row.test), ("CrossHair", row.crosshair)):
+            n = sum(e["status"] == "stale" for e in entries)
+            if n:
+                row.defects.append(Defect("stale", rid, f"{n} {kind} result(s) made on another tree"))
         row.suspect = suspects.get(rid, [])
         row.diffs = diffs.get(rid, {})
         for reason in row.suspect:
