@@ -18,16 +18,9 @@ import pytest
 from sonnx import cli, requirements
 from sonnx.trace import baseline, links, matrix, report
 from sonnx.trace.inputs import step_inputs
+from tests.trace.registry import registry_toml
 
-REGISTRY = '''
-[[requirement]]
-id = "MUL-R1"
-title = "Same shape"
-statement = "A and B have the same shape."
-rationale = "r"
-source = "seed"
-verification = ["proof", "test", "crosshair"]
-'''
+REGISTRY = registry_toml(("MUL-R1", "Same shape", "A and B have the same shape.", ["proof", "test", "crosshair"]))
 MLW = "module M\n  (* req: MUL-R1 *)\n  lemma same_shape: forall x: int. x = x\n  lemma helper: true\nend\n"
 TESTS = ('import pytest\n\n\n@pytest.mark.req("MUL-R1")\ndef test_same():\n    assert True\n\n\n'
          'def test_helper():\n    assert True\n')

@@ -13,6 +13,7 @@ import pytest
 
 from sonnx import requirements
 from sonnx.trace import baseline, links
+from tests.trace.registry import registry_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,15 +95,7 @@ def test_comment_whitespace_and_docstring_edits_are_not_suspect(tree):
 
 
 # ---------------------------------------------------------------- rules on small fixtures
-REGISTRY = '''
-[[requirement]]
-id = "MUL-R1"
-title = "t"
-statement = "s"
-rationale = "r"
-source = "x"
-verification = ["test"]
-'''
+REGISTRY = registry_toml(("MUL-R1", "t", "s", ["test"]))
 
 
 def small(tmp_path: Path, code: str) -> Path:
@@ -119,31 +112,22 @@ def accept(root: Path) -> None:
     baseline.accept(root, baseline.site_texts(root, reg, links.collect(root)), ["all"])
 
 
-def test_marker_covers_the_function_with_its_decorators(tmp_path):
-    code = "import functools\n\n\n# req: MUL-R1\n@functools.lru_cache(maxsize=4)\ndef f(x):\n    return x * 2\n"
+@pytest.mark.parametrize("code,old,new,names,changed", [
+    # a marker covers the whole function, decorators included
+    ("import functools\n\n\n# req: MUL-R1\n@functools.lru_cache(maxsize=4)\ndef f(x):\n    return x * 2\n",
+     "maxsize=4", "maxsize=8", ["f"], "f"),
+    # an ID on a decorator line belongs to the function, not to the module
+    ("def deco(f):\n    return f\n\n\n@deco   # MUL-R1\ndef g(x):\n    return x + 1\n",
+     "x + 1", "x + 2", ["g"], "g"),
+    # module-level sites are numbered: two of them never share a key
+    ('A = "MUL-R1 first"\n\nB = ("MUL-R1", 2)\n', "2)", "3)", ["<module>#1", "<module>#2"], "<module>#2"),
+])
+def test_site_units(tmp_path, code, old, new, names, changed):
     root = small(tmp_path, code)
+    assert [s.name for s in links.collect(root).of("MUL-R1", "code")] == names
     accept(root)
-    (root / "src/sonnx/k.py").write_text(code.replace("maxsize=4", "maxsize=8"))
-    assert suspects_of(root)[0] == {"MUL-R1": ["code:src/sonnx/k.py:f changed"]}
-
-
-def test_id_on_a_decorator_line_belongs_to_the_function(tmp_path):
-    code = "def deco(f):\n    return f\n\n\n@deco   # MUL-R1\ndef g(x):\n    return x + 1\n"
-    root = small(tmp_path, code)
-    assert [s.name for s in links.collect(root).of("MUL-R1", "code")] == ["g"]
-    accept(root)
-    (root / "src/sonnx/k.py").write_text(code.replace("x + 1", "x + 2"))
-    assert suspects_of(root)[0] == {"MUL-R1": ["code:src/sonnx/k.py:g changed"]}
-
-
-def test_module_level_sites_do_not_overwrite_each_other(tmp_path):
-    code = 'A = "MUL-R1 first"\n\nB = ("MUL-R1", 2)\n'
-    root = small(tmp_path, code)
-    keys = [s.name for s in links.collect(root).of("MUL-R1", "code")]
-    assert keys == ["<module>#1", "<module>#2"]
-    accept(root)
-    (root / "src/sonnx/k.py").write_text(code.replace("2)", "3)"))
-    assert suspects_of(root)[0] == {"MUL-R1": ["code:src/sonnx/k.py:<module>#2 changed"]}
+    (root / "src/sonnx/k.py").write_text(code.replace(old, new))
+    assert suspects_of(root)[0] == {"MUL-R1": [f"code:src/sonnx/k.py:{changed} changed"]}
 
 
 def test_methods_are_units_of_their_own(tmp_path):

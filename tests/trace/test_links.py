@@ -11,6 +11,7 @@ import pytest
 
 from sonnx import requirements
 from sonnx.trace import links
+from tests.trace.registry import registry_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,23 +33,7 @@ def _tree(tmp_path: Path, code: str, test: str, spec: str = "") -> Path:
     return tmp_path
 
 
-REGISTRY = requirements.parse('''
-[[requirement]]
-id = "MUL-R1"
-title = "t"
-statement = "s"
-rationale = "r"
-source = "x"
-verification = ["test"]
-
-[[requirement]]
-id = "MUL-R2"
-title = "t"
-statement = "s"
-rationale = "r"
-source = "x"
-verification = ["test"]
-''')
+REGISTRY = requirements.parse(registry_toml(("MUL-R1", "t", "s", ["test"]), ("MUL-R2", "t", "s", ["test"])))
 
 CODE_BOTH = 'def check():\n    return ["MUL-R1", "MUL-R2"]\n'
 TEST_BOTH = ('import pytest\n\n@pytest.mark.req("MUL-R1")\ndef test_a():\n    assert True\n\n'

@@ -14,24 +14,10 @@ import pytest
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, report
 from sonnx.trace.inputs import step_inputs
+from tests.trace.registry import registry_toml
 
-REGISTRY_TEXT = '''
-[[requirement]]
-id = "MUL-R1"
-title = "Same shape"
-statement = "A and B have the same shape."
-rationale = "r"
-source = "seed"
-verification = ["proof", "test"]
-
-[[requirement]]
-id = "MUL-R2"
-title = "Dense"
-statement = "No sparse tensors."
-rationale = "r"
-source = "seed"
-verification = ["test"]
-'''
+REGISTRY_TEXT = registry_toml(("MUL-R1", "Same shape", "A and B have the same shape.", ["proof", "test"]),
+                              ("MUL-R2", "Dense", "No sparse tensors.", ["test"]))
 CODE = '''def check(a, b):
     if a != b:
         return "MUL-R1"

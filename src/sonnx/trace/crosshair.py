@@ -6,8 +6,9 @@ showed.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from .files import read_json_object
 
 SCHEMA = 1
 
@@ -15,13 +16,8 @@ SCHEMA = 1
 def load_summary(path: str | Path) -> dict:
     """The summary as a dict; ValueError if it is not a CrossHair summary of a known schema."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: not a regular file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("tool") != "crosshair" or data.get("schema") != SCHEMA:
+    data = read_json_object(path, "CrossHair")
+    if data.get("tool") != "crosshair" or data.get("schema") != SCHEMA:
         raise ValueError(f"{path}: not a CrossHair summary of schema {SCHEMA}")
     for key, kind in (("harnesses", list), ("witnesses", list), ("mutants", list), ("ok", bool)):
         if not isinstance(data.get(key), kind):

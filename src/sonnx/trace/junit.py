@@ -14,6 +14,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .files import check_regular
+
 INPUTS_PROPERTY = "sonnx_inputs"
 _FAILED = {"failure", "error", "rerunfailure", "rerunerror", "flakyfailure", "flakyerror"}
 
@@ -72,8 +74,10 @@ def _tag(el: ET.Element) -> str:
 def parse(path: Path) -> Report:
     """The cases of a JUnit file. JUnitError when it is no regular file (a FIFO or device is
     refused before any read: it could block), is not XML, or is not a JUnit report."""
-    if not path.is_file():
-        raise JUnitError(f"{path}: not a regular file")
+    try:
+        check_regular(path, "JUnit")
+    except ValueError as exc:
+        raise JUnitError(str(exc)) from None
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, UnicodeDecodeError) as exc:

@@ -13,13 +13,13 @@ goal that reaches no row is a defect; a malformed file is an EvidenceError (exit
 from __future__ import annotations
 
 import fnmatch
-import json
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import requirements as registry_mod
 from . import baseline, crosshair, junit, links as links_mod
+from .files import read_json_object
 from .inputs import step_inputs
 
 JUSTIFICATIONS = Path("spec") / "trace-justifications.toml"
@@ -106,15 +106,10 @@ def _justifications(root: Path) -> tuple[dict[tuple[str, str], str], dict[str, s
 
 
 def _read_json(path: Path, kind: str) -> dict:
-    if not path.is_file():
-        raise EvidenceError(f"{path}: {kind} evidence is not a regular file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise EvidenceError(f"{path}: {kind} evidence is not JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise EvidenceError(f"{path}: {kind} evidence is not a JSON object")
-    return data
+        return read_json_object(path, kind)
+    except ValueError as exc:
+        raise EvidenceError(str(exc)) from None
 
 
 def _fresh(root: Path, step: str, recorded: object) -> bool:
