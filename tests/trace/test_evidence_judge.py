@@ -354,3 +354,30 @@ def test_one_stale_line_per_row_and_kind(root):
     m = matrix.build(root, registry=requirements.parse(REGISTRY))
     assert [d.detail for d in m.rows[0].defects] == ["2 proof result(s) made on another tree",
                                                      "2 test result(s) made on another tree"]
+
+
+def _leaves(o, pre=()):
+    yield pre
+    items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()
+    for k, v in items:
+        yield from _leaves(v, pre + (k,))
+
+
+@pytest.mark.parametrize("name", ["proofs.json", "crosshair.json"])
+def test_any_field_of_the_wrong_type_is_judged_or_refused_never_a_traceback(root, name):
+    """Every field of a good summary replaced by values of every JSON type: the judge gives a
+    verdict or an EvidenceError, nothing else."""
+    good = proofs_json(root) if name == "proofs.json" else crosshair_json(root)
+    reg = requirements.parse(REGISTRY)
+    for path in [p for p in _leaves(good) if p]:
+        for value in (None, "x", 1.5, -1, [], {}, True, ["x"], [{}]):
+            data = copy.deepcopy(good)
+            target = data
+            for k in path[:-1]:
+                target = target[k]
+            target[path[-1]] = value
+            (root / "build" / "evidence" / name).write_text(json.dumps(data))
+            try:
+                matrix.build(root, registry=reg)
+            except matrix.EvidenceError:
+                pass

@@ -129,7 +129,7 @@ def _proof_records(root: Path, replayed: Path) -> tuple[list[dict], str, list[De
     from . import proofs
     problems: list[Defect] = []
     if not replayed.exists():
-        records = [dict(r, goal=r["goal"]) for r in proofs.summary(root)["goals"]]
+        records = list(proofs.summary(root)["goals"])
         for rel in proofs.PY_FILES:
             if (root / rel).exists():
                 records += [{"file": rel, "theory": "python", "goal": name, "req": ids,
@@ -148,8 +148,9 @@ def _proof_records(root: Path, replayed: Path) -> tuple[list[dict], str, list[De
     out = []
     for r in records:
         if not (isinstance(r, dict) and all(isinstance(r.get(k), str) for k in ("file", "theory", "goal", "result"))
-                and isinstance(r.get("req", []), list)):
-            raise EvidenceError(f"{replayed}: a goal record without file, theory, goal, result")
+                and isinstance(r.get("req", []), list) and isinstance(r.get("time") or 0, (int, float))):
+            raise EvidenceError(f"{replayed}: a goal record needs file, theory, goal, result (strings), "
+                                "req (list) and time (number)")
         result = r["result"]
         if r["file"] in failed_replays and result == "valid":
             result = f"replay exit {failed_replays[r['file']]}"
