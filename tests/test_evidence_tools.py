@@ -73,6 +73,13 @@ def test_progress_lines_carry_elapsed_time_and_the_pytest_summary_is_printed_bar
     assert evidence.pytest_summary(Path(bundle[0]) / "logs" / "ok.log") == "3 passed, 1 skipped in 0.5s"
 
 
+def test_a_silent_step_shows_that_it_is_still_running(tmp_path, capsys):
+    rc, _ = evidence._run("slow", [sys.executable, "-c", "import time; time.sleep(1.2); print('done')"], {},
+                          tmp_path / "slow.log", 0.0, quiet_after=0.4)
+    printed = capsys.readouterr().out
+    assert rc == 0 and "slow | (still running" in printed and printed.rstrip().endswith("slow | done")
+
+
 def test_pytest_summary_forms(tmp_path):
     log = tmp_path / "test.log"
     log.write_text("....\n===== 2 failed, 40 passed, 3 skipped in 12.01s =====\n")

@@ -22,6 +22,19 @@ def test_real_tree_has_no_gaps():
     assert links.gaps(registry, found) == []
 
 
+def test_every_real_test_names_a_requirement_or_is_declared():
+    assert links.unlinked_tests(ROOT, links.collect(ROOT, with_proofs=False)) == []
+
+
+def test_an_unmarked_undeclared_test_is_unlinked(tmp_path):
+    root = _tree(tmp_path, CODE_BOTH, TEST_BOTH.replace("pytestmark", "other") + "\nclass TestX:\n    def test_m(self):\n        pass\n")
+    found = links.collect(root, with_proofs=False)
+    assert links.unlinked_tests(root, found) == ["tests/test_kernel.py::TestX::test_m"]
+    (root / "spec" / "trace-supports.toml").write_text(
+        '[[test]]\npath = "tests/test_kernel.py"\nname = "TestX"\nsupports = ["MUL-R2"]\nwhy = "w"\n')
+    assert links.unlinked_tests(root, links.collect(root, with_proofs=False)) == []
+
+
 def _tree(tmp_path: Path, code: str, test: str, spec: str = "") -> Path:
     (tmp_path / "src" / "sonnx" / "trace").mkdir(parents=True)
     (tmp_path / "tests").mkdir()

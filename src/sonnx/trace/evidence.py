@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -45,9 +46,21 @@ def _steps(py: str, out: Path) -> list[tuple[str, list[str], dict[str, str]]]:
     ]
 
 
-def _run(name: str, cmd: list[str], env: dict[str, str], log: Path, t_start: float) -> tuple[int, float]:
-    """Run one step, showing each output line with the time elapsed since the run began."""
+def _run(name: str, cmd: list[str], env: dict[str, str], log: Path, t_start: float,
+         quiet_after: float = 60.0) -> tuple[int, float]:
+    """Run one step, showing each output line with the time elapsed since the run began, and a
+    "still running" line whenever the step has been silent for ``quiet_after`` seconds."""
     t0 = time.monotonic()
+    last = [t0]
+    done = threading.Event()
+
+    def heartbeat() -> None:
+        while not done.wait(quiet_after / 4):
+            if time.monotonic() - last[0] >= quiet_after:
+                print(f"{time.monotonic() - t_start:7.1f}s {name} | (still running, "
+                      f"{time.monotonic() - t0:.0f} s in this step)", flush=True)
+                last[0] = time.monotonic()
+
     with log.open("w", encoding="utf-8") as fh:
         try:
             proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -57,10 +70,15 @@ def _run(name: str, cmd: list[str], env: dict[str, str], log: Path, t_start: flo
             print(f"  {name} | cannot start {cmd[0]}: {exc}", flush=True)
             return 127, time.monotonic() - t0
         assert proc.stdout is not None
+        watcher = threading.Thread(target=heartbeat, daemon=True)
+        watcher.start()
         for line in proc.stdout:
+            last[0] = time.monotonic()
             fh.write(line)
             print(f"{time.monotonic() - t_start:7.1f}s {name} | {line}", end="", flush=True)
         rc = proc.wait()
+        done.set()
+        watcher.join()
     return rc, time.monotonic() - t0
 
 
