@@ -63,6 +63,19 @@ def test_requirements_must_be_a_list_of_ids(reqs):
         crosshair.judge(summary(harnesses=[harness(requirements=reqs)]))
 
 
+def test_a_harness_without_mode_shows_an_empty_mode():
+    h = harness()
+    del h["mode"]
+    assert crosshair.judge(summary(harnesses=[h]))[0]["mode"] == ""
+
+
+@pytest.mark.parametrize("head", [{"tool": "crosshair", "schema": 2}, {"tool": "other", "schema": 1}])
+def test_load_summary_checks_tool_and_schema(tmp_path, head):
+    (tmp_path / "c.json").write_text(json.dumps({**head, "harnesses": [], "witnesses": [], "mutants": [], "ok": True}))
+    with pytest.raises(ValueError, match="not a CrossHair summary of schema 1"):
+        crosshair.load_summary(tmp_path / "c.json")
+
+
 def test_load_summary_names_the_kind(tmp_path):
     path = tmp_path / "c.json"
     path.write_text("[]")
@@ -88,11 +101,12 @@ def test_outcome_status_order():
 
 
 def test_outcome_add_and_without():
-    a = junit.Outcome(1, 0, 1, [], ["m::t[x]"])
-    a.add(junit.Outcome(2, 1, 0, ["t[y]"], []))
-    assert (a.passed, a.failed, a.skipped, a.failures, a.skips) == (3, 1, 1, ["t[y]"], ["m::t[x]"])
+    a = junit.Outcome(1, 2, 1, ["t[w]"], ["m::t[x]"])
+    a.add(junit.Outcome(2, 1, 2, ["t[y]"], ["m::t[z]", "m::t[v]"]))
+    assert (a.passed, a.failed, a.skipped, a.failures, a.skips) == (
+        3, 3, 3, ["t[w]", "t[y]"], ["m::t[x]", "m::t[z]", "m::t[v]"])
     b = a.without({"m::t[x]"})
-    assert (b.passed, b.failed, b.skipped, b.skips, b.failures) == (4, 1, 0, [], ["t[y]"])
+    assert (b.passed, b.failed, b.skipped, b.skips, b.failures) == (4, 3, 2, ["m::t[z]", "m::t[v]"], ["t[w]", "t[y]"])
     only_skipped = junit.Outcome(0, 0, 1, [], ["m::t"]).without({"m::t"})
     assert (only_skipped.passed, only_skipped.skipped, only_skipped.status) == (0, 0, "not run")
 
@@ -111,6 +125,11 @@ def test_parse_exactly(tmp_path):
     assert (b.failed, b.failures) == (1, ["test_b"])
     assert c.passed == 1
     assert junit.read(tmp_path / "none.xml") == {}
+
+
+def test_parse_refuses_what_is_not_a_regular_file(tmp_path):
+    with pytest.raises(junit.JUnitError, match=f"^{tmp_path}: JUnit evidence is not a regular file$"):
+        junit.parse(tmp_path)
 
 
 @pytest.mark.parametrize("text,message", [
@@ -136,6 +155,7 @@ def test_parse_refuses(tmp_path, text, message):
     ("tests/x/test_y.py::<module>", "tests.x.test_yz", "test_c", False),
     ("tests/x/test_y.py::test_*", "tests.x.test_y", "test_q", True),
     ("tests/x/test_y.py::test_*", "tests.x.test_y", "check", False),
+    ("tests/x/test_y::t", "tests/x/test_y", "t", True),       # a site that is no .py path: as it is
 ])
 def test_matches(site, classname, func, hit):
     assert junit.matches(site, classname, func) is hit
