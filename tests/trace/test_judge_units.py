@@ -113,18 +113,23 @@ def test_outcome_add_and_without():
 
 def test_parse_exactly(tmp_path):
     path = tmp_path / "j.xml"
-    path.write_text('<testsuite><properties><property name="other" value="1"/>'
-                    '<property name="sonnx_inputs" value="abc"/></properties>'
+    path.write_text('<testsuite><properties><property name="sonnx_inputs" value="abc"/>'
+                    '<property name="other" value="1"/></properties>'
                     '<testcase classname="tests.m" name="test_a[1]"/><testcase classname="tests.m" name="test_a[2]">'
-                    '<skipped/></testcase><testcase classname="tests.m.TestK" name="test_b"><error/></testcase>'
+                    '<skipped/></testcase><testcase classname="tests.m" name="test_a[x[3]]"/>'
+                    '<testcase classname="tests.m" name="test_a[4]"><skipped/></testcase>'
+                    '<testcase classname="tests.m.TestK" name="test_b"><error/></testcase>'
+                    '<testcase classname="tests.m.TestK" name="test_b"><failure/></testcase>'
                     '<testcase classname="" name="test_c"/></testsuite>')
     rep = junit.parse(path)
     assert rep.inputs == "abc"
+    assert set(rep.cases) == {("tests.m", "test_a"), ("tests.m.TestK", "test_b"), ("", "test_c")}
     a, b, c = rep.cases[("tests.m", "test_a")], rep.cases[("tests.m.TestK", "test_b")], rep.cases[("", "test_c")]
-    assert (a.passed, a.skipped, a.skips) == (1, 1, ["tests.m::test_a[2]"])
-    assert (b.failed, b.failures) == (1, ["test_b"])
+    assert (a.passed, a.skipped, a.skips) == (2, 2, ["tests.m::test_a[2]", "tests.m::test_a[4]"])
+    assert (b.failed, b.failures) == (2, ["test_b", "test_b"])
     assert c.passed == 1
-    assert junit.read(tmp_path / "none.xml") == {}
+    path.write_text('<testsuite><testcase classname="m" name="t"/></testsuite>')
+    assert junit.parse(path).inputs is None
 
 
 def test_parse_refuses_what_is_not_a_regular_file(tmp_path):

@@ -108,11 +108,6 @@ def parse(path: Path) -> Report:
     return Report(cases, inputs)
 
 
-def read(path: Path) -> dict[tuple[str, str], Outcome]:
-    """(classname, function name without parameters) -> outcome; empty when there is no file."""
-    return parse(path).cases if path.exists() else {}
-
-
 def _names(classname: str, func: str, module: str) -> list[str] | None:
     """The names a case answers to inside ``module``: ``func`` at module level; ``Class`` and
     ``Class.func`` for a method; None when the case is not in the module."""
