@@ -20,6 +20,8 @@ from sonnx.trace import baseline, links, matrix, report
 from sonnx.trace.inputs import step_inputs
 from tests.trace.registry import registry_toml
 
+ROOT = Path(__file__).resolve().parents[2]
+
 REGISTRY = registry_toml(("MUL-R1", "Same shape", "A and B have the same shape.", ["proof", "test", "crosshair"]))
 MLW = "module M\n  (* req: MUL-R1 *)\n  lemma same_shape: forall x: int. x = x\n  lemma helper: true\nend\n"
 TESTS = ('import pytest\n\n\n@pytest.mark.req("MUL-R1")\ndef test_same():\n    assert True\n\n\n'
@@ -381,3 +383,60 @@ def test_any_field_of_the_wrong_type_is_judged_or_refused_never_a_traceback(root
                 matrix.build(root, registry=reg)
             except matrix.EvidenceError:
                 pass
+
+
+# ---------------------------------------------------------------- exact defects and messages
+def evidence_of(root: Path) -> list[tuple[str, str, str]]:
+    m = matrix.build(root, registry=requirements.parse(REGISTRY))
+    return [(d.kind, d.requirement, d.detail) for d in m.evidence]
+
+
+def test_proof_summary_defects_exactly(root):
+    write_all(root, proofs=proofs_json(root, ok=False, replay={"proofs/op.mlw": 1, "proofs/other.mlw": 0}))
+    assert evidence_of(root) == [("unproved", "-", "proofs.json says ok=false"),
+                                 ("unproved", "-", "replay of proofs/op.mlw exited with 1")]
+    assert matrix.build(root, registry=requirements.parse(REGISTRY)).inputs["proofs"] == "replay"
+    write_all(root, proofs=proofs_json(root, inputs=None))
+    assert evidence_of(root) == [("stale", "-", "proofs.json was made on another tree (its inputs differ)")]
+
+
+def test_replay_and_req_may_be_absent(root):
+    data = proofs_json(root)
+    del data["replay"]
+    del data["goals"][1]["req"]
+    write_all(root, proofs=data)
+    assert judged(root) == []
+
+
+def test_proof_summary_messages(root):
+    for text, message in (("{", "proof evidence is not JSON"),
+                          ('{"ok": true, "goals": [{"file": "f"}], "replay": {}}', r"req \(list\) and time \(number\)")):
+        (root / "build" / "evidence" / "proofs.json").write_text(text)
+        with pytest.raises(matrix.EvidenceError, match=message):
+            matrix.build(root, registry=requirements.parse(REGISTRY))
+
+
+def test_campaign_defects_exactly(root):
+    write_all(root, ch=crosshair_json(root, ok=False, problems=["a", "b"]))
+    assert evidence_of(root) == [("failing", "-", "crosshair.json says ok=false: a; b")]
+    write_all(root, ch=crosshair_json(root, ok=False, problems=[]))
+    assert evidence_of(root) == [("failing", "-", "crosshair.json says ok=false: no problem listed")]
+    write_all(root, ch=crosshair_json(root, ok=False, problems=["x" * 400]))
+    assert evidence_of(root)[0][2] == "crosshair.json says ok=false: " + "x" * 300
+    write_all(root, ch=crosshair_json(root, inputs={"sha256": "0"}))
+    assert evidence_of(root) == [("stale", "-", "crosshair.json was made on another tree (its inputs differ)")]
+    h = harness()
+    del h["result"]
+    write_all(root, ch=crosshair_json(root, harnesses=[h]))
+    with pytest.raises(matrix.EvidenceError, match=r"malformed CrossHair summary \(KeyError: 'result'\)"):
+        matrix.build(root, registry=requirements.parse(REGISTRY))
+
+
+def test_without_a_replay_the_python_front_end_was_not_run(tmp_path):
+    """On the real tree, with no proofs.json: session statuses, and the Python front-end's
+    functions as not replayed (it has no session)."""
+    records, source, problems = matrix._proof_records(ROOT, tmp_path / "none.json")
+    assert (source, problems) == ("session (not replayed)", [])
+    py = [r for r in records if r["file"].endswith(".py")]
+    assert py and all((r["theory"], r["result"], r["prover"], r["time"]) == ("python", "not replayed", "", None)
+                      for r in py)
