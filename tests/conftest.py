@@ -1,14 +1,30 @@
-"""Shared test set-up: the `req` marker must name requirements that exist in the registry."""
+"""Shared test set-up: the `req` marker must name requirements that exist in the registry, and
+the JUnit report records the hash of the tree it was made on (the trace calls a report of
+another tree stale)."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from sonnx import requirements
+from sonnx.trace.inputs import step_inputs
+from sonnx.trace.junit import INPUTS_PROPERTY
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # Same inputs, same verdicts, every run: hypothesis draws its examples from a fixed seed.
 settings.register_profile("sonnx", derandomize=True, print_blob=True)
 settings.load_profile("sonnx")
+
+
+def pytest_sessionstart(session):
+    # hashed before any test runs: what the results were made from
+    from _pytest.junitxml import xml_key
+    xml = session.config.stash.get(xml_key, None)
+    if xml is not None:
+        xml.add_global_property(INPUTS_PROPERTY, step_inputs(ROOT, "tests")["sha256"])
 
 
 def pytest_collection_modifyitems(config, items):

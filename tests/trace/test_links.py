@@ -11,6 +11,7 @@ import pytest
 
 from sonnx import requirements
 from sonnx.trace import links
+from tests.trace.registry import registry_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,6 +20,19 @@ def test_real_tree_has_no_gaps():
     registry = requirements.load()
     found = links.collect(ROOT, with_proofs=False)
     assert links.gaps(registry, found) == []
+
+
+def test_every_real_test_names_a_requirement_or_is_declared():
+    assert links.unlinked_tests(ROOT, links.collect(ROOT, with_proofs=False)) == []
+
+
+def test_an_unmarked_undeclared_test_is_unlinked(tmp_path):
+    root = _tree(tmp_path, CODE_BOTH, TEST_BOTH.replace("pytestmark", "other") + "\nclass TestX:\n    def test_m(self):\n        pass\n")
+    found = links.collect(root, with_proofs=False)
+    assert links.unlinked_tests(root, found) == ["tests/test_kernel.py::TestX::test_m"]
+    (root / "spec" / "trace-supports.toml").write_text(
+        '[[test]]\npath = "tests/test_kernel.py"\nname = "TestX"\nsupports = ["MUL-R2"]\nwhy = "w"\n')
+    assert links.unlinked_tests(root, links.collect(root, with_proofs=False)) == []
 
 
 def _tree(tmp_path: Path, code: str, test: str, spec: str = "") -> Path:
@@ -32,23 +46,7 @@ def _tree(tmp_path: Path, code: str, test: str, spec: str = "") -> Path:
     return tmp_path
 
 
-REGISTRY = requirements.parse('''
-[[requirement]]
-id = "MUL-R1"
-title = "t"
-statement = "s"
-rationale = "r"
-source = "x"
-verification = ["test"]
-
-[[requirement]]
-id = "MUL-R2"
-title = "t"
-statement = "s"
-rationale = "r"
-source = "x"
-verification = ["test"]
-''')
+REGISTRY = requirements.parse(registry_toml(("MUL-R1", "t", "s", ["test"]), ("MUL-R2", "t", "s", ["test"])))
 
 CODE_BOTH = 'def check():\n    return ["MUL-R1", "MUL-R2"]\n'
 TEST_BOTH = ('import pytest\n\n@pytest.mark.req("MUL-R1")\ndef test_a():\n    assert True\n\n'

@@ -6,30 +6,18 @@ replaced by fixed answers so that each defect kind is shown in isolation.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, report
+from sonnx.trace.inputs import step_inputs
+from tests.trace.registry import registry_toml
 
-REGISTRY_TEXT = '''
-[[requirement]]
-id = "MUL-R1"
-title = "Same shape"
-statement = "A and B have the same shape."
-rationale = "r"
-source = "seed"
-verification = ["proof", "test"]
-
-[[requirement]]
-id = "MUL-R2"
-title = "Dense"
-statement = "No sparse tensors."
-rationale = "r"
-source = "seed"
-verification = ["test"]
-'''
+REGISTRY_TEXT = registry_toml(("MUL-R1", "Same shape", "A and B have the same shape.", ["proof", "test"]),
+                              ("MUL-R2", "Dense", "No sparse tensors.", ["test"]))
 CODE = '''def check(a, b):
     if a != b:
         return "MUL-R1"
@@ -58,7 +46,12 @@ end
 '''
 
 
+INPUTS = '<properties><property name="sonnx_inputs" value="@INPUTS@"/></properties>'
+
+
 def junit_xml(failures: dict[str, str] | None = None, omit: tuple[str, ...] = ()) -> str:
+    """A pytest-style report; its input hash is filled in by ``build`` (a run on the tree as it
+    is then: the tests that show staleness call matrix.build themselves)."""
     failures = failures or {}
     cases = []
     for name in ("test_same", "test_dense"):
@@ -66,7 +59,16 @@ def junit_xml(failures: dict[str, str] | None = None, omit: tuple[str, ...] = ()
             continue
         body = f'<failure message="{failures[name]}"/>' if name in failures else ""
         cases.append(f'<testcase classname="tests.test_kernel" name="{name}" time="0.01">{body}</testcase>')
-    return f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{"".join(cases)}</testsuite></testsuites>'
+    return (f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{INPUTS}{"".join(cases)}'
+            '</testsuite></testsuites>')
+
+
+def stamp(root: Path) -> None:
+    """Record the tree's current test inputs in build/junit.xml, as a fresh pytest run would."""
+    path = root / "build" / "junit.xml"
+    text = re.sub(r'(name="sonnx_inputs" value=")[^"]*"', lambda m: m.group(1) + step_inputs(root, "tests")["sha256"] + '"',
+                  path.read_text().replace("@INPUTS@", ""))
+    path.write_text(text)
 
 
 @pytest.fixture
@@ -94,23 +96,24 @@ def tree(tmp_path, monkeypatch):
                         out.append((rid, links.Site("proof", mlw.relative_to(root).as_posix(), n + 1, goal)))
         return out
 
-    status = {"status": "proved", "prover": "Z3,5.4.0", "time": 0.02}
+    record = {"file": "proofs/op.mlw", "theory": "M", "goal": "same_shape", "req": ["MUL-R1"],
+              "result": "valid", "prover": "Z3,5.4.0", "time": 0.02}
+    records = [record]
     monkeypatch.setattr(links, "proof_sites", proof_sites)
-    monkeypatch.setattr(matrix, "_proof_statuses",
-                        lambda root, replayed: {("proofs/op.mlw", "same_shape"): {"file": "proofs/op.mlw",
-                                                                         "goal": "same_shape", **status}})
-    monkeypatch.setattr(matrix, "_crosshair_results", lambda path: [])
-    return tmp_path, status
+    monkeypatch.setattr(matrix, "_proof_records", lambda root, replayed: (records, "replay", []))
+    return tmp_path, records
 
 
 def build(root: Path) -> matrix.Matrix:
     reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
-    return matrix.build(root, registry=reg, junit_path=root / "build" / "junit.xml")
+    stamp(root)
+    return matrix.build(root, registry=reg, junit_path=root / "build" / "junit.xml",
+                        crosshair_path=root / "build" / "none.json")
 
 
 def accept_all(root: Path) -> None:
     reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
-    baseline.accept(root, baseline.fingerprints(root, reg, links.collect(root)), ["all"])
+    baseline.accept(root, baseline.site_texts(root, reg, links.collect(root)), ["all"])
 
 
 def kinds(m: matrix.Matrix) -> list[tuple[str, str]]:
@@ -171,11 +174,15 @@ def test_not_run(tree):
     assert kinds(build(root)) == [("not run", "MUL-R1")]
 
 
-@pytest.mark.parametrize("state", ["unproved", "obsolete", "missing"])
-def test_unproved(tree, state):
-    root, status = tree
+@pytest.mark.parametrize("result,state", [("not proved", "unproved"), ("obsolete", "obsolete"),
+                                          (None, "missing")])
+def test_unproved(tree, result, state):
+    root, records = tree
     accept_all(root)
-    status["status"] = state
+    if result is None:
+        records.clear()
+    else:
+        records[0]["result"] = result
     m = build(root)
     assert kinds(m) == [("unproved", "MUL-R1")]
     assert state in m.rows[0].defects[0].detail
@@ -228,6 +235,8 @@ def test_comment_only_edits_elsewhere_do_not_make_suspect(tree):
 def test_justified_gap_is_recorded_not_dropped(tree):
     root, _ = tree
     (root / "tests" / "test_kernel.py").write_text(TESTS.replace('@pytest.mark.req("MUL-R2")\n', ""))
+    (root / "spec" / "trace-supports.toml").write_text(
+        '[[test]]\npath = "tests/test_kernel.py"\nsupports = ["MUL-R2"]\nwhy = "w"\n')
     (root / "spec" / "trace-justifications.toml").write_text(
         '[[gap]]\nid = "MUL-R2"\nkind = "test"\njustification = "checked by review only"\n')
     accept_all(root)
@@ -244,7 +253,7 @@ def test_reports_render_every_format(tree):
     (root / "build" / "junit.xml").write_text(junit_xml(failures={"test_dense": "boom"}))
     m = build(root)
     data = json.loads(report.to_json(m))
-    assert data["schema"] == "sonnx-trace/1"
+    assert data["schema"] == "sonnx-trace/2"
     assert data["summary"] == {"requirements": 2, "ok": 1, "suspect": 0, "defect": 1, "defects": 1}
     assert data["requirements"][1]["defects"][0]["kind"] == "failing"
     csv_lines = report.to_csv(m).splitlines()
@@ -278,6 +287,6 @@ def test_json_fields_are_the_documented_ones(tree):
     accept_all(root)
     data = json.loads(report.to_json(build(root)))
     doc = (ROOT / "spec" / "trace-json-schema.md").read_text()
-    assert set(data) == {"schema", "inputs", "requirements", "orphans", "summary"}
+    assert set(data) == {"schema", "inputs", "requirements", "orphans", "evidence", "summary"}
     for key in data["requirements"][0]:
         assert f"`{key}`" in doc, key

@@ -328,6 +328,7 @@ def _unsigned(x: np.ndarray) -> np.ndarray:
     return x.view(np.dtype(f"uint{x.dtype.itemsize * 8}"))
 
 
+# req: GEMM-R7
 def _exact_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: float, beta: float,
                  acc: np.dtype) -> np.ndarray:
     """GEMM-R7 exact mode for float T: the ascending fold (compiled, see gemm_fold.py), then
@@ -346,6 +347,7 @@ def _exact_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: fl
     return s
 
 
+# req: GEMM-R7
 def _fast_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: float, beta: float,
                 acc: np.dtype) -> np.ndarray:
     """GEMM-R7 fast mode for float T: BLAS through numpy.matmul in the accumulation type."""
@@ -389,6 +391,7 @@ def _memo_violations(key) -> tuple[Violation, ...]:
                              alpha=alpha, beta=beta, trans_a=trans_a, trans_b=trans_b))
 
 
+# req: GEMM-R1, GEMM-R7
 def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
          beta: float = 1.0, trans_a: bool = False, trans_b: bool = False, mode: str = "exact",
          opset: int = LATEST) -> np.ndarray:

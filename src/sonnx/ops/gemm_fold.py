@@ -50,6 +50,7 @@ _LOCK = threading.Lock()
 _warned: list = []
 
 
+# req: GEMM-R7
 def _compiled():
     """The compiled kernels (``{dtype: Kernel}``, made at the first call in about 0.2-0.3 s with
     the import of llvmlite, nothing on disk), or None when llvmlite is missing or the numpy
@@ -68,6 +69,7 @@ def _compiled():
     return _FOLD[0]
 
 
+# req: GEMM-R7
 def numpy_fold(ap: np.ndarray, bp: np.ndarray) -> np.ndarray:
     """The same fold with numpy, one l at a time over all (i, j): a rounded product array, then a
     rounded sum; two separate ufunc calls can never be fused, and float32 stays float32."""
@@ -90,6 +92,7 @@ def _padded(x: np.ndarray, rows: int) -> np.ndarray:
     return out
 
 
+# req: GEMM-R7
 def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarray:
     """S = the ascending fold of products, for float32 or float64 ``ap`` (M, K), ``bp`` (K, N).
     ``threads``: how many threads share the work (default: one per core for large products);

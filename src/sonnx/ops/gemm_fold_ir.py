@@ -37,6 +37,7 @@ class Kernel(NamedTuple):
     nr: int             # columns of the register tile (a B' panel)
 
 
+# req: GEMM-R7
 def _loop(b: ir.IRBuilder, start, stop, step, name: str, carried=(), body=None):
     """``for i in range(start, stop, step)`` (empty when start >= stop) with loop-carried values:
     ``body(b, i, values) -> new values``; returns the values after the loop."""
@@ -66,6 +67,7 @@ def _loop(b: ir.IRBuilder, start, stop, step, name: str, carried=(), body=None):
     return phis
 
 
+# req: GEMM-R7
 def build(module: ir.Module, name: str, elem: ir.Type, lanes: int, nvec: int, mr: int,
           flags: tuple = ()) -> None:
     """Adds ``name`` to ``module``: the blocked fold for element type ``elem`` with a register
@@ -142,6 +144,7 @@ def build(module: ir.Module, name: str, elem: ir.Type, lanes: int, nvec: int, mr
 
 
 
+# req: GEMM-R7
 def _build_pack(module, name, elem, vec, nvec, size):
     """``name(bp, bpk, k, ldb, q0, q1)``: copies the column panels q0 .. q1-1 of B' (row-major,
     ``ldb`` columns, whole panels only) into ``bpk[jp, l, :]``, one vector at a time."""
@@ -170,6 +173,7 @@ def _build_pack(module, name, elem, vec, nvec, size):
     b.ret_void()
 
 
+# req: GEMM-R7
 def compile_folds(flags: tuple = (), bits: int | None = None, with_asm: bool = False):
     """Compiles the fold for float32 and float64 for this machine's CPU. Returns
     ``(kernels, asm)``: ``kernels[dtype]``, a Kernel; ``asm`` is the machine code

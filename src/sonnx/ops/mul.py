@@ -170,6 +170,7 @@ def mul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
 
 
 # ---------------------------------------------------------------- fast kernel
+# req: MUL-R1, MUL-R3, MUL-R4
 def mul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     """Element-wise product of two arrays of the same shape and numeric element type.
 

@@ -1,22 +1,31 @@
 """Fingerprints that make a requirement *suspect* when what it rests on has changed.
 
 For each requirement the baseline (spec/trace-baseline.toml, committed) holds a SHA-256 of
-its statement, of the WhyML text of every goal annotated with it, and of the Python source of
-every code site (the enclosing function). A change to any of them, a new one or a vanished
-one marks the requirement suspect until someone reviews it and runs
-``sonnx trace --accept ID``.
+the normalized text of its statement, of every WhyML goal annotated with it, and of every
+code site's unit (the whole function or method with its decorators, see links.units). The
+normalized texts themselves are kept next to it (spec/trace-baseline-sources.json, keyed by
+digest) so that a suspect row can show what changed. Normalizing means: Python through its
+AST without docstrings (comments, blank lines and layout vanish), WhyML without comments and
+with whitespace collapsed. So a comment or whitespace edit changes nothing, while any change
+to code, a contract decorator or a goal makes the requirement suspect until someone reviews
+it and runs ``sonnx trace --accept ID``.
 """
 from __future__ import annotations
 
 import ast
+import copy
+import difflib
 import hashlib
+import json
 import re
 from pathlib import Path
 
-from .links import Links
+from .links import Links, unit_at
 
 BASELINE = Path("spec") / "trace-baseline.toml"
+SOURCES = Path("spec") / "trace-baseline-sources.json"
 _DECL = re.compile(r"^\s*(lemma|goal|let|val|predicate|function|axiom|type|use|clone|module|end|scope|constant)\b")
+_WHY_COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
 
 
 def _sha(text: str) -> str:
@@ -24,40 +33,54 @@ def _sha(text: str) -> str:
 
 
 def whyml_declaration(path: Path, line: int) -> str:
-    """The text of the WhyML declaration starting at ``line`` (1-based), up to the next one."""
+    """The normalized text of the WhyML declaration starting at ``line`` (1-based), up to the
+    next one: comments removed, all whitespace (line breaks included) collapsed to one space."""
     lines = path.read_text(encoding="utf-8").splitlines()
     body = [lines[line - 1]]
     for text in lines[line:]:
         if _DECL.match(text) or text.lstrip().startswith("(* req:"):
             break
         body.append(text)
-    return "\n".join(body).strip()
+    return " ".join(_WHY_COMMENT.sub(" ", "\n".join(body)).split())
 
 
-def python_function(path: Path, name: str, line: int) -> str:
-    """Source of the innermost function or class called ``name`` around ``line``."""
+class _NoDocstrings(ast.NodeTransformer):
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body \
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+        return node
+
+
+def python_unit(path: Path, line: int) -> str:
+    """The normalized source of the unit holding ``line``: ``ast.unparse`` of the function
+    (decorators included) or statement without docstrings; a lone comment as its text."""
     text = path.read_text(encoding="utf-8")
-    best = None
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name \
-                and node.lineno <= line <= (node.end_lineno or node.lineno):
-            if best is None or node.lineno > best.lineno:
-                best = node
-    if best is None:
-        return text.splitlines()[line - 1].strip()
-    return ast.get_source_segment(text, best) or ""
+    unit = unit_at(text, line)
+    if unit.node is None:
+        return " ".join(text.splitlines()[line - 1].split())
+    return ast.unparse(_NoDocstrings().visit(copy.deepcopy(unit.node)))
+
+
+def site_texts(root: Path, registry: dict, links: Links) -> dict[str, dict[str, str]]:
+    """requirement -> fingerprint key -> normalized text."""
+    out: dict[str, dict[str, str]] = {}
+    for rid, req in registry.items():
+        texts = {"statement": " ".join(req.statement.split())}
+        for site in links.of(rid, "proof"):
+            texts[f"proof:{site.path}:{site.name}"] = whyml_declaration(root / site.path, site.line)
+        for site in links.of(rid, "code"):
+            texts[f"code:{site.path}:{site.name}"] = python_unit(root / site.path, site.line)
+        out[rid] = dict(sorted(texts.items()))
+    return out
 
 
 def fingerprints(root: Path, registry: dict, links: Links) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
-    for rid, req in registry.items():
-        fp = {"statement": _sha(req.statement)}
-        for site in links.of(rid, "proof"):
-            fp[f"proof:{site.path}:{site.name}"] = _sha(whyml_declaration(root / site.path, site.line))
-        for site in links.of(rid, "code"):
-            fp[f"code:{site.path}:{site.name}"] = _sha(python_function(root / site.path, site.name, site.line))
-        out[rid] = dict(sorted(fp.items()))
-    return out
+    return {rid: {k: _sha(t) for k, t in texts.items()}
+            for rid, texts in site_texts(root, registry, links).items()}
 
 
 def _quote(s: str) -> str:
@@ -66,7 +89,7 @@ def _quote(s: str) -> str:
 
 def dump(baseline: dict[str, dict[str, str]]) -> str:
     parts = ["# Reviewed fingerprints of each requirement's statement, proof goals and code sites.",
-             "# Written by `sonnx trace --accept ID`; do not edit by hand.", ""]
+             f"# Written by `sonnx trace --accept ID`; do not edit by hand. Texts: {SOURCES.name}.", ""]
     for rid in sorted(baseline):
         parts.append(f"[{_quote(rid)}]")
         for key, digest in sorted(baseline[rid].items()):
@@ -81,6 +104,11 @@ def load(root: Path) -> dict[str, dict[str, str]]:
     if not path.exists():
         return {}
     return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def load_sources(root: Path) -> dict[str, str]:
+    path = root / SOURCES
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def suspects(current: dict[str, dict[str, str]], reviewed: dict[str, dict[str, str]]) -> dict[str, list[str]]:
@@ -98,16 +126,42 @@ def suspects(current: dict[str, dict[str, str]], reviewed: dict[str, dict[str, s
     return out
 
 
-def accept(root: Path, current: dict[str, dict[str, str]], ids: list[str]) -> list[str]:
-    """Record the current fingerprints of ``ids`` (or every requirement for "all") as reviewed."""
+def diffs(root: Path, texts: dict[str, dict[str, str]], reviewed: dict[str, dict[str, str]],
+          sources: dict[str, str]) -> dict[str, dict[str, str]]:
+    """requirement -> key -> unified diff from the reviewed text to the current one, for every
+    key that changed, is new or is gone (the reviewed text of an old baseline without stored
+    texts shows as unavailable)."""
+    out: dict[str, dict[str, str]] = {}
+    for rid, now in texts.items():
+        old = reviewed.get(rid, {})
+        for key in sorted(set(now) | set(old)):
+            if key in old and key in now and old[key] == _sha(now[key]):
+                continue
+            before = sources.get(old[key], "(reviewed text not stored)\n") if key in old else ""
+            after = now.get(key, "")
+            lines = difflib.unified_diff(before.splitlines(), after.splitlines(),
+                                         f"reviewed/{key}", f"current/{key}", lineterm="", n=2)
+            out.setdefault(rid, {})[key] = "\n".join(lines)
+    return out
+
+
+def accept(root: Path, texts: dict[str, dict[str, str]], ids: list[str]) -> list[str]:
+    """Record the current fingerprints (and normalized texts) of ``ids``, or of every
+    requirement for "all", as reviewed."""
     reviewed = load(root)
-    chosen = list(current) if ids == ["all"] else ids
-    unknown = [i for i in chosen if i not in current]
+    chosen = list(texts) if ids == ["all"] else ids
+    unknown = [i for i in chosen if i not in texts]
     if unknown:
         raise KeyError(", ".join(unknown))
     for rid in chosen:
-        reviewed[rid] = current[rid]
+        reviewed[rid] = {k: _sha(t) for k, t in texts[rid].items()}
     # requirements deleted from the registry leave the baseline too
-    reviewed = {rid: fp for rid, fp in reviewed.items() if rid in current}
+    reviewed = {rid: fp for rid, fp in reviewed.items() if rid in texts}
+    sources = load_sources(root)
+    for rid in chosen:
+        sources.update({_sha(t): t for t in texts[rid].values()})
+    used = {d for fp in reviewed.values() for d in fp.values()}
+    sources = {d: t for d, t in sorted(sources.items()) if d in used}
     (root / BASELINE).write_text(dump(reviewed), encoding="utf-8")
+    (root / SOURCES).write_text(json.dumps(sources, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     return chosen

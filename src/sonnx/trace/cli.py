@@ -26,9 +26,12 @@ def run(args: argparse.Namespace) -> int:
     if args.accept:
         from .. import requirements
         reg = requirements.parse((root / "spec" / "requirements.toml").read_text(encoding="utf-8"))
-        current = baseline.fingerprints(root, reg, links.collect(root))
         try:
-            done = baseline.accept(root, current, args.accept)
+            texts = baseline.site_texts(root, reg, links.collect(root))
+            done = baseline.accept(root, texts, args.accept)
+        except ValueError as exc:
+            print(f"sonnx trace: {exc}", file=sys.stderr)
+            return 2
         except KeyError as exc:
             print(f"sonnx trace: unknown requirement ID(s): {exc}", file=sys.stderr)
             return 2
@@ -41,9 +44,18 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from .. import requirements
     reg = requirements.parse((root / "spec" / "requirements.toml").read_text(encoding="utf-8"))
-    m = matrix.build(root, registry=reg, junit_path=Path(args.junit) if args.junit else None,
-                     crosshair_path=Path(args.crosshair) if args.crosshair else None,
-                     proofs_path=Path(args.proofs) if args.proofs else None)
+    given = {"--junit": args.junit, "--crosshair": args.crosshair, "--proofs": args.proofs}
+    missing = [f"{opt} {path}" for opt, path in given.items() if path and not Path(path).exists()]
+    if missing:
+        print(f"sonnx trace: no such file: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    try:
+        m = matrix.build(root, registry=reg, junit_path=Path(args.junit) if args.junit else None,
+                         crosshair_path=Path(args.crosshair) if args.crosshair else None,
+                         proofs_path=Path(args.proofs) if args.proofs else None)
+    except matrix.EvidenceError as exc:
+        print(f"sonnx trace: {exc}", file=sys.stderr)
+        return 2
     if args.output:
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)

@@ -6,39 +6,60 @@ showed.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from .files import read_json_object
 
 SCHEMA = 1
 
 
 def load_summary(path: str | Path) -> dict:
     """The summary as a dict; ValueError if it is not a CrossHair summary of a known schema."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    path = Path(path)
+    data = read_json_object(path, "CrossHair")
     if data.get("tool") != "crosshair" or data.get("schema") != SCHEMA:
         raise ValueError(f"{path}: not a CrossHair summary of schema {SCHEMA}")
-    for key in ("harnesses", "witnesses", "mutants", "ok"):
-        if key not in data:
-            raise ValueError(f"{path}: no {key!r} in the summary")
+    for key, kind in (("harnesses", list), ("witnesses", list), ("mutants", list), ("ok", bool)):
+        if not isinstance(data.get(key), kind):
+            raise ValueError(f"{path}: {key!r} missing or not a {kind.__name__}")
     return data
 
 
-def requirement_status(summary: dict) -> dict[str, dict]:
-    """Per requirement ID: the harnesses naming it, whether all passed, how many of their cases
-    were confirmed over all paths, and whether the mutants aimed at it were all caught."""
-    out: dict[str, dict] = {}
+def harness_status(h: dict, witnesses: list[dict]) -> str:
+    """The verdict of one harness, judged from what it ran, not from its own flag alone:
+    a harness that ran no case or no iteration, lost a case, or has a failing case failed."""
+    cases = h["cases"]
+    if h["result"] != "ok":
+        return f"failed ({h['result']})"
+    if h["cases_total"] <= 0 or h["iterations"] <= 0 or not cases:
+        return f"failed (empty: {h['cases_total']} cases, {h['iterations']} iterations)"
+    if len(cases) != h["cases_total"] or not all(c["ok"] is True for c in cases):
+        return "failed (a case failed or is missing)"
+    if not witnesses or not all(w["refuted"] is True for w in witnesses):
+        return "failed (witness not refuted)"
+    if h["confirmed_over_all_paths"] == h["cases_total"]:
+        return "confirmed"
+    return "no counterexample"
+
+
+def judge(summary: dict) -> list[dict]:
+    """One entry per harness and per planted mutant, with its requirement IDs and status:
+    ``confirmed`` (every case confirmed over all paths), ``no counterexample``, or
+    ``failed (...)``. Witnesses and mutants of a harness ride along: an unrefuted witness or
+    a surviving mutant makes the evidence void."""
+    out = []
+    for entry in summary["harnesses"] + summary["mutants"]:
+        if not (isinstance(entry["requirements"], list) and all(isinstance(r, str) for r in entry["requirements"])):
+            raise TypeError(f"requirements of {entry['name']!r} is not a list of IDs")
     for h in summary["harnesses"]:
-        for rid in h["requirements"]:
-            r = out.setdefault(rid, {"harnesses": [], "ok": True, "confirmed_cases": 0,
-                                     "cases": 0, "mutants": [], "mutants_caught": True})
-            r["harnesses"].append(h["name"])
-            r["ok"] = r["ok"] and h["result"] == "ok"
-            r["confirmed_cases"] += h["confirmed_over_all_paths"]
-            r["cases"] += h["cases_total"]
+        witnesses = [w for w in summary["witnesses"] if w["harness"] == h["name"]]
+        out.append({"harness": h["name"], "requirements": list(h["requirements"]),
+                    "status": harness_status(h, witnesses), "mode": h.get("mode", ""),
+                    "confirmed_cases": h["confirmed_over_all_paths"], "cases": h["cases_total"],
+                    "spec_reached": h.get("spec_reached")})
     for m in summary["mutants"]:
-        for rid in m["requirements"]:
-            r = out.setdefault(rid, {"harnesses": [], "ok": True, "confirmed_cases": 0,
-                                     "cases": 0, "mutants": [], "mutants_caught": True})
-            r["mutants"].append(m["name"])
-            r["mutants_caught"] = r["mutants_caught"] and m["caught"]
+        out.append({"harness": f"mutant {m['name']}", "requirements": list(m["requirements"]),
+                    "status": "confirmed" if m["caught"] is True else "failed (mutant survived)",
+                    "mode": "mutant", "confirmed_cases": int(m["caught"] is True), "cases": 1,
+                    "spec_reached": None})
     return out

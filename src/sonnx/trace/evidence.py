@@ -1,57 +1,90 @@
 """The certification evidence bundle: run every check, keep every log, fingerprint every file.
 
-`tools/evidence` calls ``main``. Each step is a command of the project's own; its output is
-shown as it runs and kept under build/evidence/logs/. The bundle ends with the tool versions,
-the git commit and a SHA-256 manifest of every file in it.
+`tools/evidence` calls ``main``. The bundle folder is emptied first, so that everything in it
+was made by this run. Each step is a command of the project's own; its output is shown as it
+runs, each line with the elapsed time, and kept under build/evidence/logs/. The bundle ends
+with manifest.json (the machine, every installed package, BLAS, CPU, the commit and whether
+the tree differs from it, each step's input hash), summary.json (each step's verdict),
+index.html (opens on the verdicts, links the rest) and SHA256SUMS of exactly these files.
 """
 from __future__ import annotations
 
+import datetime
 import hashlib
+import html
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+from .inputs import STEP_GLOBS, step_inputs
+
 ROOT = Path(__file__).resolve().parents[3]
 OUT = ROOT / "build" / "evidence"
+PYTEST_SUMMARY = re.compile(r"^=*\s*(\d+ (passed|failed|error|errors|skipped|deselected)\b.*?)\s*=*$")
 
 
-def _steps(py: str) -> list[tuple[str, list[str], tuple[int, ...]]]:
-    """(name, command, exit codes that count as success)."""
+def _steps(py: str, out: Path) -> list[tuple[str, list[str], dict[str, str]]]:
+    """(name, command, extra environment); exit 0 is success for every step."""
     examples = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.onnx"))
     return [
-        ("prove", ["tools/prove"], (0,)),
-        ("crosshair", ["tools/crosshair"], (0,)),
-        ("test", ["tools/test"], (0,)),
+        ("prove", ["tools/prove"], {}),
+        ("crosshair", ["tools/crosshair"], {}),
+        ("test", ["tools/test"], {"SONNX_JUNIT": str(out / "junit.xml")}),
         # the examples include models built to be refused: the check is that each verdict is
         # the expected one, which examples/expected.json records and the step compares
-        ("validate", [py, "-m", "sonnx.trace.examples", *examples], (0,)),
-        ("trace", [py, "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv",
-                   "-o", str(OUT / "trace")], (0,)),
+        ("validate", [py, "-m", "sonnx.trace.examples", *examples], {}),
+        ("trace", [py, "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "-o", str(out / "trace"),
+                   "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
+                   "--crosshair", str(out / "crosshair.json")], {}),
     ]
 
 
-def _run(name: str, cmd: list[str], log: Path) -> tuple[int, float]:
+def _run(name: str, cmd: list[str], env: dict[str, str], log: Path, t_start: float,
+         quiet_after: float = 60.0) -> tuple[int, float]:
+    """Run one step, showing each output line with the time elapsed since the run began, and a
+    "still running" line whenever the step has been silent for ``quiet_after`` seconds."""
     t0 = time.monotonic()
+    last = [t0]
+    done = threading.Event()
+
+    def heartbeat() -> None:
+        while not done.wait(quiet_after / 4):
+            if time.monotonic() - last[0] >= quiet_after:
+                print(f"{time.monotonic() - t_start:7.1f}s {name} | (still running, "
+                      f"{time.monotonic() - t0:.0f} s in this step)", flush=True)
+                last[0] = time.monotonic()
+
     with log.open("w", encoding="utf-8") as fh:
-        env = {**os.environ, "SONNX_EVIDENCE_STEPS": "1"}  # tests: prove/crosshair are steps here
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, bufsize=1, env=env)
+        try:
+            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True, bufsize=1, env={**os.environ, **env})
+        except OSError as exc:
+            fh.write(f"cannot start {cmd[0]}: {exc}\n")
+            print(f"  {name} | cannot start {cmd[0]}: {exc}", flush=True)
+            return 127, time.monotonic() - t0
         assert proc.stdout is not None
+        watcher = threading.Thread(target=heartbeat, daemon=True)
+        watcher.start()
         for line in proc.stdout:
+            last[0] = time.monotonic()
             fh.write(line)
-            print(f"  {name} | {line}", end="", flush=True)
+            print(f"{time.monotonic() - t_start:7.1f}s {name} | {line}", end="", flush=True)
         rc = proc.wait()
+        done.set()
+        watcher.join()
     return rc, time.monotonic() - t0
 
 
 def _version(cmd: list[str]) -> str:
-    exe = shutil.which(cmd[0]) or (str(ROOT / ".venv" / "bin" / cmd[0])
-                                   if (ROOT / ".venv" / "bin" / cmd[0]).exists() else None)
+    venv = ROOT / ".venv" / "bin" / cmd[0]
+    exe = str(venv) if venv.exists() else shutil.which(cmd[0])
     if exe is None:
         return "not found"
     try:
@@ -62,37 +95,82 @@ def _version(cmd: list[str]) -> str:
     return f"{text[0] if text else '?'} ({exe})"
 
 
-def versions() -> dict:
+def _blas() -> dict:
+    """The BLAS numpy was built with, and the one loaded in this process (threadpoolctl)."""
+    import numpy as np
+    try:
+        build = np.show_config(mode="dicts").get("Build Dependencies", {})
+    except TypeError:                   # numpy < 1.25 has no mode="dicts"
+        build = {}
+    try:
+        from threadpoolctl import threadpool_info
+        np.ones((2, 2)) @ np.ones((2, 2))         # make sure the BLAS library is loaded
+        loaded = [{k: v for k, v in i.items() if k in ("user_api", "internal_api", "version",
+                                                      "num_threads", "architecture", "filepath")}
+                  for i in threadpool_info()]
+    except ImportError:
+        loaded = "threadpoolctl not installed"
+    return {"numpy_build": build, "loaded": loaded}
+
+
+def _cpu() -> dict:
+    info: dict = {"cores": os.cpu_count(), "machine": platform.machine()}
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return info
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key in ("model name", "flags") and key not in info:
+            info[key] = value.strip().split() if key == "flags" else value.strip()
+    return info
+
+
+def packages() -> dict[str, str]:
+    """Every distribution installed in this interpreter's environment, name -> version."""
     from importlib import metadata
-    pkgs = {}
-    for name in ("numpy", "onnx", "onnxruntime", "ml_dtypes", "crosshair-tool", "icontract",
-                 "hypothesis", "pytest", "z3-solver"):
+    out = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            out[name] = dist.version
+    return dict(sorted(out.items(), key=lambda kv: kv[0].lower()))
+
+
+def git_state(root: Path = ROOT) -> dict:
+    """The commit, and whether the tree differs from it: modified, staged or untracked files
+    (ignored ones, such as build/, do not count)."""
+    def git(*args: str) -> str | None:
         try:
-            pkgs[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pkgs[name] = "not installed"
-    venv_z3 = ROOT / ".venv" / "bin" / "z3"
+            out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+        except OSError:
+            return None
+        return out.stdout if out.returncode == 0 else None
+    status = git("status", "--porcelain", "--untracked-files=all")
+    changes = status.splitlines() if status is not None else []
+    return {"commit": (git("rev-parse", "HEAD") or "unknown").strip(),
+            "dirty": True if status is None else bool(changes), "changes": changes[:200]}
+
+
+def manifest(started: str) -> dict:
+    pkgs = packages()
     return {
-        "python": sys.version.split()[0],
+        "date_utc": started,
+        "git": git_state(),
+        "python": sys.version,
         "platform": platform.platform(),
+        "cpu": _cpu(),
+        "jit": {name: pkgs.get(name, "not installed") for name in ("numba", "llvmlite")},
+        "blas": _blas(),
         "packages": pkgs,
-        "why3": _version(["why3", "--version"]),
-        "z3 (venv, used by the proofs)": _version([str(venv_z3), "--version"]),
-        "z3 (system)": _version(["/usr/bin/z3", "--version"]) if Path("/usr/bin/z3").exists() else "not found",
-        "cvc4": _version(["cvc4", "--version"]),
-        "cvc5": _version(["cvc5", "--version"]),
+        "tools": {"why3": _version(["why3", "--version"]), "z3": _version(["z3", "--version"]),
+                  "cvc4": _version(["cvc4", "--version"]), "cvc5": _version(["cvc5", "--version"])},
+        "inputs": {step: step_inputs(ROOT, step) for step in STEP_GLOBS},
     }
 
 
-def git_state() -> dict:
-    def git(*args: str) -> str:
-        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
-        return out.stdout.strip() if out.returncode == 0 else ""
-    return {"commit": git("rev-parse", "HEAD") or "unknown",
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
-
-
-def manifest(folder: Path) -> str:
+def sha256sums(folder: Path) -> str:
     lines = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "SHA256SUMS"):
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -100,25 +178,78 @@ def manifest(folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "logs").mkdir(exist_ok=True)
+def index_html(results: list[dict], man: dict, out: Path) -> str:
+    e = html.escape
+    ok = all(r["verdict"] == "pass" for r in results)
+    rows = "".join(
+        f"<tr><td>{e(r['step'])}</td><td class='{'ok' if r['verdict'] == 'pass' else 'bad'}'>{e(r['verdict'])}</td>"
+        f"<td>{r['exit_code']}</td><td>{r['seconds']} s</td>"
+        f"<td><a href='logs/{e(r['step'])}.log'>log</a></td></tr>" for r in results)
+    links = [(p, p) for p in ("trace/trace.html", "trace/trace.md", "junit.xml", "proofs.json",
+                              "crosshair.json", "validate/examples.txt", "manifest.json", "summary.json",
+                              "SHA256SUMS") if p == "SHA256SUMS" or (out / p).exists()]
+    git = man["git"]
+    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>SONNX evidence</title>"
+            "<style>body{font-family:system-ui,sans-serif;margin:2rem}td,th{padding:.3rem .8rem;"
+            "border-bottom:1px solid #ddd;text-align:left}.ok{color:#0d6b2c;font-weight:600}"
+            ".bad{color:#9b1c1c;font-weight:600}</style></head><body>"
+            f"<h1>SONNX evidence: <span class='{'ok' if ok else 'bad'}'>{'every step passed' if ok else 'FAILED'}</span></h1>"
+            f"<p>commit {e(git['commit'])}{' (tree differs from it)' if git['dirty'] else ''}, {e(man['date_utc'])}</p>"
+            f"<table><tr><th>step</th><th>verdict</th><th>exit</th><th>time</th><th></th></tr>{rows}</table>"
+            "<h2>Files</h2><ul>" + "".join(f"<li><a href='{e(p)}'>{e(t)}</a></li>" for p, t in links)
+            + "</ul><p>Check the bundle with <code>sha256sum -c SHA256SUMS</code> in this folder.</p>"
+            "</body></html>\n")
+
+
+def pytest_summary(log: Path) -> str | None:
+    """The last pytest summary line of a log ("N passed, M skipped in T s"), if any."""
+    if not log.exists():
+        return None
+    found = None
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = PYTEST_SUMMARY.match(line.strip())
+        if m:
+            found = m.group(1)
+    return found
+
+
+def run(steps: list[tuple[str, list[str], dict[str, str]]], out: Path) -> int:
+    """Empty ``out``, run ``steps`` in order, write the bundle; 1 when any step failed."""
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    shutil.rmtree(out, ignore_errors=True)
+    if out.exists():
+        print(f"evidence: cannot empty {out}", file=sys.stderr)
+        return 2
+    (out / "logs").mkdir(parents=True)
+    man = manifest(started)      # before the steps: the inputs they are run on
+    t_start = time.monotonic()
     results = []
-    steps = _steps(sys.executable)
-    for n, (name, cmd, ok_codes) in enumerate(steps, 1):
+    for n, (name, cmd, env) in enumerate(steps, 1):
         print(f"[{n}/{len(steps)}] {name}: {' '.join(cmd)}", flush=True)
-        rc, secs = _run(name, cmd, OUT / "logs" / f"{name}.log")
-        verdict = "pass" if rc in ok_codes else "FAIL"
+        rc, secs = _run(name, cmd, env, out / "logs" / f"{name}.log", t_start)
+        verdict = "pass" if rc == 0 else "FAIL"
         results.append({"step": name, "command": cmd, "exit_code": rc, "verdict": verdict,
                         "seconds": round(secs, 1)})
-        print(f"[{n}/{len(steps)}] {name}: {verdict} (exit {rc}, {secs:.1f} s)", flush=True)
-    summary = {"git": git_state(), "versions": versions(), "steps": results}
-    (OUT / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    (OUT / "SHA256SUMS").write_text(manifest(OUT), encoding="utf-8")
+        print(f"[{n}/{len(steps)}] {name}: {verdict} (exit {rc}, {secs:.1f} s, "
+              f"{time.monotonic() - t_start:.0f} s in all)", flush=True)
+    (out / "manifest.json").write_text(json.dumps(man, indent=1) + "\n", encoding="utf-8")
+    summary = {"commit": man["git"]["commit"], "dirty": man["git"]["dirty"], "steps": results,
+               "seconds": round(time.monotonic() - t_start, 1)}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (out / "index.html").write_text(index_html(results, man, out), encoding="utf-8")
+    (out / "SHA256SUMS").write_text(sha256sums(out), encoding="utf-8")
+    tests = pytest_summary(out / "logs" / "test.log")
+    if tests:
+        print(tests)            # unprefixed, for CI to count the tests
     failed = [r["step"] for r in results if r["verdict"] != "pass"]
-    print(f"evidence: {OUT.relative_to(ROOT)}/ written; "
+    where = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
+    print(f"evidence: {where}/ written in {summary['seconds']} s; "
           + (f"FAILED steps: {', '.join(failed)}" if failed else "every step passed"))
     return 1 if failed else 0
+
+
+def main() -> int:
+    return run(_steps(sys.executable, OUT), OUT)
 
 
 if __name__ == "__main__":

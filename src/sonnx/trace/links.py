@@ -12,6 +12,7 @@ reads spec/*.md, src/, tests/ and proofs/ to find what does. Four kinds of site:
 from __future__ import annotations
 
 import ast
+import fnmatch
 import io
 import re
 import tokenize
@@ -55,14 +56,6 @@ def spec_sites(root: Path) -> list[tuple[str, Site]]:
     return out
 
 
-def _enclosing_functions(tree: ast.AST) -> list[tuple[int, int, str]]:
-    spans = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            spans.append((node.lineno, node.end_lineno or node.lineno, node.name))
-    return spans
-
-
 def _docstring_lines(tree: ast.AST) -> set[int]:
     """First lines of docstrings: prose that mentions an ID does not enforce it."""
     lines = set()
@@ -75,8 +68,63 @@ def _docstring_lines(tree: ast.AST) -> set[int]:
     return lines
 
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What a code site is fingerprinted as: a top-level function or class, or a method, with
+    its decorators and the comment block right above them; a module-level statement; or, for
+    a comment that stands alone between blank lines, that comment."""
+    name: str
+    first: int
+    last: int
+    node: ast.AST | None   # None for a lone comment
+
+
+def _comment_block_start(lines: list[str], first: int) -> int:
+    """The first line of the contiguous ``#`` comment lines directly above line ``first``."""
+    while first > 1 and lines[first - 2].lstrip().startswith("#"):
+        first -= 1
+    return first
+
+
+def units(text: str, tree: ast.Module | None = None) -> list[Unit]:
+    """Every unit of a module, innermost first where they nest (a method before its class)."""
+    tree = tree or ast.parse(text)
+    lines = text.splitlines()
+    out: list[Unit] = []
+
+    def add(node: ast.AST, name: str) -> None:
+        top = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        out.append(Unit(name, _comment_block_start(lines, top), node.end_lineno or node.lineno, node))
+
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for sub in node.body:
+                if isinstance(sub, _DEFS):
+                    add(sub, f"{node.name}.{sub.name}")
+        if isinstance(node, _DEFS):
+            add(node, node.name)
+        else:
+            out.append(Unit(f"<module>:{node.lineno}", _comment_block_start(lines, node.lineno),
+                            node.end_lineno or node.lineno, node))
+    return out
+
+
+def unit_at(text: str, line: int, tree: ast.Module | None = None) -> Unit:
+    """The innermost unit holding ``line``; a lone comment is a unit of its own."""
+    inside = [u for u in units(text, tree) if u.first <= line <= u.last]
+    if inside:
+        return min(inside, key=lambda u: u.last - u.first)
+    return Unit(f"<module>:{line}", line, line, None)
+
+
 def code_sites(root: Path) -> list[tuple[str, Site]]:
-    """IDs in string literals and comments of the package, outside sonnx/trace."""
+    """IDs in string literals and comments of the package, outside sonnx/trace; ``# req: ID``
+    marker lines included (they are comments). Each site is named after its unit: the
+    function, ``Class.method``, or ``<module>#k`` for the k-th module-level unit of the file
+    that names an ID (numbered, so that two such units never share a fingerprint key)."""
     out = []
     pkg = root / "src" / "sonnx"
     for py in sorted(pkg.rglob("*.py")):
@@ -84,16 +132,18 @@ def code_sites(root: Path) -> list[tuple[str, Site]]:
             continue
         text = py.read_text(encoding="utf-8")
         tree = ast.parse(text)
-        spans = _enclosing_functions(tree)
         docstrings = _docstring_lines(tree)
+        module_units: dict[int, str] = {}
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type not in (tokenize.STRING, tokenize.COMMENT) or tok.start[0] in docstrings:
                 continue
             for match in ID_RE.finditer(tok.string):
                 rid = match.group(0)
                 line = tok.start[0] + tok.string.count("\n", 0, match.start())
-                inner = [s for s in spans if s[0] <= line <= s[1]]
-                name = min(inner, key=lambda s: s[1] - s[0])[2] if inner else "<module>"
+                unit = unit_at(text, line, tree)
+                name = unit.name
+                if name.startswith("<module>"):
+                    name = module_units.setdefault(unit.first, f"<module>#{len(module_units) + 1}")
                 out.append((rid, Site("code", _rel(py, root), line, name)))
     return out
 
@@ -106,24 +156,95 @@ def _req_ids(decorator: ast.expr) -> list[str] | None:
     return [a.value for a in decorator.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
 
 
+def _test_units(tree: ast.Module) -> list[tuple[ast.AST, str]]:
+    """Test functions and classes as pytest collects them: ``test_*`` functions, ``Test*``
+    classes and their ``test_*`` methods (named ``Class.method``)."""
+    out: list[tuple[ast.AST, str]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            out.append((node, node.name))
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            out.append((node, node.name))
+            out += [(m, f"{node.name}.{m.name}") for m in node.body
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name.startswith("test")]
+    return out
+
+
+def _module_marks(tree: ast.Module) -> list[ast.expr]:
+    marks: list[ast.expr] = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark"
+                                                for t in node.targets):
+            value = node.value
+            marks += list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) else [value]
+    return marks
+
+
 def test_sites(root: Path) -> list[tuple[str, Site]]:
+    """``@pytest.mark.req`` on a test function, class or method, or in a module's pytestmark."""
     out = []
     for py in sorted((root / "tests").rglob("test_*.py")):
         rel = _rel(py, root)
         tree = ast.parse(py.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            marks: list[ast.expr] = []
-            name = ""
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                marks, name = node.decorator_list, node.name
-            elif isinstance(node, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
-                value = node.value
-                marks = list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) else [value]
-                name = "<module>"
-            for mark in marks:
-                for rid in _req_ids(mark) or []:
-                    out.append((rid, Site("test", rel, mark.lineno, f"{rel}::{name}")))
+        marked = [(m, "<module>") for m in _module_marks(tree)]
+        marked += [(m, name) for node, name in _test_units(tree) for m in node.decorator_list]
+        for mark, name in marked:
+            for rid in _req_ids(mark) or []:
+                out.append((rid, Site("test", rel, mark.lineno, f"{rel}::{name}")))
+    return out
+
+
+SUPPORTS = Path("spec") / "trace-supports.toml"
+
+
+def supports(root: Path) -> dict[str, list[dict]]:
+    """The declarations of spec/trace-supports.toml: tests (``[[test]]``: path, name pattern)
+    and proof goals (``[[proof]]``: path, goal pattern) that name no requirement themselves,
+    and the requirements whose rows their failures turn red. ValueError when malformed."""
+    import tomllib
+    path = root / SUPPORTS
+    if not path.exists():
+        return {"test": [], "proof": []}
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, list[dict]] = {"test": [], "proof": []}
+    for kind, pattern in (("test", "name"), ("proof", "goal")):
+        for n, d in enumerate(data.get(kind, []), 1):
+            ids, rel, pat = d.get("supports"), d.get("path"), d.get(pattern, "*")
+            if not (isinstance(rel, str) and isinstance(pat, str) and isinstance(ids, list) and ids
+                    and all(isinstance(i, str) for i in ids) and isinstance(d.get("why"), str)):
+                raise ValueError(f"{SUPPORTS}: [[{kind}]] #{n} needs path, {pattern} (optional), "
+                                 "a non-empty supports list and why")
+            out[kind].append({"path": rel, "pattern": pat, "supports": ids})
+    return out
+
+
+def declared_sites(root: Path) -> list[tuple[str, Site]]:
+    """Declared supports as sites of kind ``test-declared`` and ``proof-declared``; their name
+    is ``path::pattern`` for tests and the goal pattern for proofs."""
+    out = []
+    for kind, decls in supports(root).items():
+        for d in decls:
+            name = f"{d['path']}::{d['pattern']}" if kind == "test" else d["pattern"]
+            out += [(rid, Site(f"{kind}-declared", d["path"], 0, name)) for rid in d["supports"]]
+    return out
+
+
+def unlinked_tests(root: Path, links: Links) -> list[str]:
+    """Test functions that neither carry a requirement (on themselves, their class or their
+    module) nor fall under a declaration: their failure would reach no row."""
+    named = {s.name for sites in links.sites.values() for s in sites if s.kind in ("test", "test-declared")}
+    out = []
+    for py in sorted((root / "tests").rglob("test_*.py")):
+        rel = _rel(py, root)
+        if f"{rel}::<module>" in named:
+            continue
+        pats = [n.partition("::")[2] for n in named if n.startswith(rel + "::")]
+        for node, name in _test_units(ast.parse(py.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                continue
+            candidates = [name, name.split(".")[0]]
+            if not any(fnmatch.fnmatchcase(c, p) for c in candidates for p in pats):
+                out.append(f"{rel}::{name.replace('.', '::')}")
     return out
 
 
@@ -161,7 +282,7 @@ def proof_sites(root: Path) -> list[tuple[str, Site]]:
 
 def collect(root: Path, *, with_proofs: bool = True) -> Links:
     links = Links()
-    collectors = [spec_sites, code_sites, test_sites] + ([proof_sites] if with_proofs else [])
+    collectors = [spec_sites, code_sites, test_sites, declared_sites] + ([proof_sites] if with_proofs else [])
     for collector in collectors:
         for rid, site in collector(root):
             links.add(rid, site)

@@ -1,21 +1,35 @@
 """Judge each requirement: is it covered as its registry entry demands, and is each link green?
 
 Inputs are read, never kept by hand: the registry, the links found in the sources
-(links.py), the proof status in the Why3 sessions (proofs.py), the JUnit XML of the last test
-run (junit.py), the CrossHair campaign summary (crosshair.py), the reviewed fingerprints
-(baseline.py) and the recorded justifications of known gaps (spec/trace-justifications.toml).
+(links.py) and the declared supports (spec/trace-supports.toml), the proof replay summary or
+the Why3 sessions (proofs.py), the JUnit XML of the last test run (junit.py), the CrossHair
+campaign summary (crosshair.py), the reviewed fingerprints (baseline.py) and the recorded
+justifications of known gaps (spec/trace-justifications.toml).
+
+Nothing unclear is green: a result file made on another tree (its recorded input hash is not
+that of the judged tree, see inputs.py) is stale; a tool's own "not ok" is a defect; a test or
+goal that reaches no row is a defect; a malformed file is an EvidenceError (exit 2).
 """
 from __future__ import annotations
 
+import fnmatch
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import requirements as registry_mod
-from . import baseline, junit, links as links_mod
+from . import baseline, crosshair, junit, links as links_mod
+from .files import read_json_object
+from .inputs import step_inputs
 
 JUSTIFICATIONS = Path("spec") / "trace-justifications.toml"
-DEFECT_KINDS = ("uncovered", "orphan", "failing", "not run", "unproved", "suspect")
+DEFECT_KINDS = ("uncovered", "orphan", "failing", "not run", "skipped", "unproved", "stale",
+                "unlinked", "suspect")
+GREEN = ("proved", "passed", "confirmed", "no counterexample")
+
+
+class EvidenceError(ValueError):
+    """An evidence file that cannot be judged (malformed, wrong kind, not a regular file)."""
 
 
 @dataclass
@@ -38,6 +52,7 @@ class Row:
     crosshair: list[dict] = field(default_factory=list)
     justified: list[dict] = field(default_factory=list)
     suspect: list[str] = field(default_factory=list)
+    diffs: dict[str, str] = field(default_factory=dict)
     defects: list[Defect] = field(default_factory=list)
 
     @property
@@ -54,10 +69,11 @@ class Matrix:
     rows: list[Row]
     orphans: list[Defect]
     inputs: dict
+    evidence: list[Defect] = field(default_factory=list)   # defects of no single row
 
     @property
     def defects(self) -> list[Defect]:
-        return [d for r in self.rows for d in r.defects] + self.orphans
+        return [d for r in self.rows for d in r.defects] + self.orphans + self.evidence
 
     def as_dict(self) -> dict:
         rows = []
@@ -65,8 +81,9 @@ class Matrix:
             d = asdict(r)
             d["state"] = r.state
             rows.append(d)
-        return {"schema": "sonnx-trace/1", "inputs": self.inputs, "requirements": rows,
+        return {"schema": "sonnx-trace/2", "inputs": self.inputs, "requirements": rows,
                 "orphans": [asdict(o) for o in self.orphans],
+                "evidence": [asdict(d) for d in self.evidence],
                 "summary": {"requirements": len(self.rows),
                             "ok": sum(r.state == "ok" for r in self.rows),
                             "suspect": sum(r.state == "suspect" for r in self.rows),
@@ -74,92 +91,153 @@ class Matrix:
                             "defects": len(self.defects)}}
 
 
-def _justifications(root: Path) -> dict[tuple[str, str], str]:
+def _justifications(root: Path) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """Reviewed gaps (``[[gap]] id, kind, justification``) and reviewed skips (``[[skip]] case,
+    justification``: a test case, ``classname::name[params]``, that is skipped on purpose)."""
     path = root / JUSTIFICATIONS
     if not path.exists():
-        return {}
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return {(g["id"], g["kind"]): g["justification"] for g in data.get("gap", [])}
+        return {}, {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return ({(g["id"], g["kind"]): g["justification"] for g in data.get("gap", [])},
+                {s["case"]: s["justification"] for s in data.get("skip", [])})
+    except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
+        raise EvidenceError(f"{path}: malformed ({type(exc).__name__}: {exc})") from None
 
 
-def _proof_statuses(root: Path, replayed: Path) -> dict[tuple[str, str], dict]:
-    """(file, declaration) -> status, prover, time, and where the status comes from.
+def _read_json(path: Path, kind: str) -> dict:
+    try:
+        return read_json_object(path, kind)
+    except ValueError as exc:
+        raise EvidenceError(str(exc)) from None
+
+
+def _fresh(root: Path, step: str, recorded: object) -> bool:
+    """Whether a result file's recorded inputs are those of the judged tree."""
+    if isinstance(recorded, dict):
+        recorded = recorded.get("sha256")
+    return isinstance(recorded, str) and recorded == step_inputs(root, step)["sha256"]
+
+
+def _proof_records(root: Path, replayed: Path) -> tuple[list[dict], str, list[Defect]]:
+    """The goal records (file, theory, goal, req, result) and where they come from.
 
     The replay summary of the last `tools/prove` run (build/evidence/proofs.json) is preferred;
-    without it, the status recorded in the committed Why3 sessions is used, and said so.
+    without it, the status recorded in the committed Why3 sessions is used, and said so (the
+    Python front-end has no session: without a replay it was simply not run).
     """
-    import json
-
     from . import proofs
-    if replayed.exists():
-        records, source = json.loads(replayed.read_text(encoding="utf-8"))["goals"], "replay"
-    else:
-        records, source = proofs.summary(root)["goals"], "session (not replayed)"
-    out: dict[tuple[str, str], dict] = {}
-    if source != "replay":
-        # the Python front-end has no session: without a replay its proof was simply not run
+    problems: list[Defect] = []
+    if not replayed.exists():
+        records = list(proofs.summary(root)["goals"])
         for rel in proofs.PY_FILES:
             if (root / rel).exists():
-                for name in proofs.parse_py(root / rel):
-                    out[(rel, name)] = {"file": rel, "goal": name, "status": "not replayed",
-                                        "prover": "", "time": None, "source": source}
+                records += [{"file": rel, "theory": "python", "goal": name, "req": ids,
+                             "result": "not replayed", "prover": "", "time": None}
+                            for name, ids in proofs.parse_py(root / rel).items()]
+        return records, "session (not replayed)", problems
+    data = _read_json(replayed, "proof")
+    records, replay = data.get("goals"), data.get("replay", {})
+    if not isinstance(records, list) or not isinstance(replay, dict) or not isinstance(data.get("ok"), bool):
+        raise EvidenceError(f"{replayed}: a proof summary needs ok (bool), goals (list), replay (object)")
+    if data["ok"] is not True:
+        problems.append(Defect("unproved", "-", f"{replayed.name} says ok=false"))
+    failed_replays = {f: rc for f, rc in replay.items() if rc != 0}
+    for f, rc in sorted(failed_replays.items()):
+        problems.append(Defect("unproved", "-", f"replay of {f} exited with {rc}"))
+    out = []
     for r in records:
-        key = (r["file"], r["goal"].split("'vc")[0])
-        entry = out.setdefault(key, {"file": key[0], "goal": key[1], "status": "proved",
-                                     "prover": set(), "time": 0.0, "source": source})
+        if not (isinstance(r, dict) and all(isinstance(r.get(k), str) for k in ("file", "theory", "goal", "result"))
+                and isinstance(r.get("req", []), list) and isinstance(r.get("time") or 0, (int, float))):
+            raise EvidenceError(f"{replayed}: a goal record needs file, theory, goal, result (strings), "
+                                "req (list) and time (number)")
+        result = r["result"]
+        if r["file"] in failed_replays and result == "valid":
+            result = f"replay exit {failed_replays[r['file']]}"
+        out.append({**r, "req": r.get("req", []), "result": result})
+    if not _fresh(root, "proofs", data.get("inputs")):
+        problems.append(Defect("stale", "-", f"{replayed.name} was made on another tree (its inputs differ)"))
+        out = [{**r, "result": "stale"} for r in out]
+    return out, "replay", problems
+
+
+def _aggregate(records: list[dict], key) -> dict[tuple, dict]:
+    """Records grouped by ``key(record)``: proved only when every record (every VC, every
+    subgoal of a split) is valid."""
+    out: dict[tuple, dict] = {}
+    for r in records:
+        entry = out.setdefault(key(r), {"status": "proved", "prover": set(), "time": 0.0})
         if r["result"] != "valid":
             entry["status"] = "unproved" if r["result"] == "not proved" else r["result"]
-        entry["prover"].update(p for p in r["prover"].split(",") if p)
+        entry["prover"].update(p for p in str(r.get("prover") or "").split(",") if p)
         entry["time"] = round(entry["time"] + float(r.get("time") or 0), 2)
     for entry in out.values():
         entry["prover"] = ",".join(sorted(entry["prover"]))
     return out
 
 
-def _crosshair_results(path: Path) -> list[dict]:
-    """One entry per harness of the campaign summary, with its requirement IDs and a status:
-    confirmed (every case confirmed over all paths), no counterexample, or the failure.
-    Witnesses and mutants of a harness ride along: an unrefuted witness or a surviving mutant
-    makes the harness's evidence void."""
-    from . import crosshair
+def _decl(r: dict) -> str:
+    return r["goal"].split("'vc")[0]
+
+
+def _crosshair_results(root: Path, path: Path) -> tuple[list[dict], list[Defect]]:
     if not path.exists():
-        return []
-    summary = crosshair.load_summary(path)
-    out = []
-    for h in summary["harnesses"]:
-        witnesses = [w for w in summary["witnesses"] if w["harness"] == h["name"]]
-        if h["result"] != "ok":
-            status = f"failed ({h['result']})"
-        elif not witnesses or not all(w["refuted"] for w in witnesses):
-            status = "failed (witness not refuted)"
-        elif h["confirmed_over_all_paths"] == h["cases_total"]:
-            status = "confirmed"
-        else:
-            status = "no counterexample"
-        out.append({"harness": h["name"], "requirements": h["requirements"], "status": status,
-                    "mode": h.get("mode", ""), "confirmed_cases": h["confirmed_over_all_paths"],
-                    "cases": h["cases_total"], "spec_reached": h.get("spec_reached")})
-    for m in summary["mutants"]:
-        out.append({"harness": f"mutant {m['name']}", "requirements": m["requirements"],
-                    "status": "confirmed" if m["caught"] else "failed (mutant survived)",
-                    "mode": "mutant", "confirmed_cases": int(m["caught"]), "cases": 1,
-                    "spec_reached": None})
-    return out
+        return [], []
+    try:
+        summary = crosshair.load_summary(path)
+        entries = crosshair.judge(summary)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise EvidenceError(f"{path}: malformed CrossHair summary ({type(exc).__name__}: {exc})") from None
+    except ValueError as exc:
+        raise EvidenceError(str(exc)) from None
+    problems = []
+    if summary["ok"] is not True:
+        listed = summary.get("problems") or ["no problem listed"]
+        problems.append(Defect("failing", "-", f"{path.name} says ok=false: {'; '.join(map(str, listed))[:300]}"))
+    if not _fresh(root, "crosshair", summary.get("inputs")):
+        problems.append(Defect("stale", "-", f"{path.name} was made on another tree (its inputs differ)"))
+        entries = [{**e, "status": "stale"} for e in entries]
+    return entries, problems
+
+
+def _tests(root: Path, path: Path) -> tuple[dict, list[Defect], bool]:
+    if not path.exists():
+        return {}, [], False
+    try:
+        report = junit.parse(path)
+    except junit.JUnitError as exc:
+        raise EvidenceError(str(exc)) from None
+    if not _fresh(root, "tests", report.inputs):
+        return report.cases, [Defect("stale", "-", f"{path.name} was made on another tree (its inputs differ)")], True
+    return report.cases, [], False
 
 
 def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | None = None,
           proofs_path: Path | None = None, registry: dict | None = None) -> Matrix:
+    """The matrix of ``root``. EvidenceError when an evidence file cannot be judged."""
     registry = registry if registry is not None else registry_mod.load()
     junit_path = junit_path or root / "build" / "evidence" / "junit.xml"
     crosshair_path = crosshair_path or root / "build" / "evidence" / "crosshair.json"
     proofs_path = proofs_path or root / "build" / "evidence" / "proofs.json"
-    found = links_mod.collect(root)
-    tests = junit.read(junit_path)
-    proof_status = _proof_statuses(root, proofs_path)
-    proof_source = next(iter(proof_status.values()), {}).get("source", "no proof status found")
-    harnesses = _crosshair_results(crosshair_path)
-    justified = _justifications(root)
-    suspects = baseline.suspects(baseline.fingerprints(root, registry, found), baseline.load(root))
+    try:
+        found = links_mod.collect(root)
+    except ValueError as exc:       # spec/trace-supports.toml malformed
+        raise EvidenceError(str(exc)) from None
+    tests, evidence, tests_stale = _tests(root, junit_path)
+    records, proof_source, problems = _proof_records(root, proofs_path)
+    evidence += problems
+    harnesses, problems = _crosshair_results(root, crosshair_path)
+    evidence += problems
+    by_decl = _aggregate(records, lambda r: (r["file"], _decl(r)))
+    declared_goals = links_mod.supports(root)["proof"]
+    unmarked = [r for r in records if not r["req"]]
+    by_theory_decl = _aggregate(unmarked, lambda r: (r["file"], f"{r['theory']}.{_decl(r)}"))
+    justified, skips = _justifications(root)
+    texts = baseline.site_texts(root, registry, found)
+    reviewed = baseline.load(root)
+    suspects = baseline.suspects({rid: {k: baseline._sha(t) for k, t in fp.items()} for rid, fp in texts.items()},
+                                 reviewed)
+    diffs = baseline.diffs(root, texts, reviewed, baseline.load_sources(root))
 
     rows = []
     for rid, req in registry.items():
@@ -167,27 +245,36 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
         row.spec = [{"path": s.path, "line": s.line} for s in found.of(rid, "spec")]
         row.code = [{"path": s.path, "line": s.line, "name": s.name} for s in found.of(rid, "code")]
         for s in found.of(rid, "proof"):
-            st = proof_status.get((s.path, s.name), {})
-            row.proof.append({"path": s.path, "line": s.line, "goal": s.name,
+            st = by_decl.get((s.path, s.name), {})
+            row.proof.append({"path": s.path, "line": s.line, "goal": s.name, "declared": False,
                               "status": st.get("status", "missing"), "prover": st.get("prover", ""),
-                              "time": st.get("time"), "source": st.get("source", "")})
+                              "time": st.get("time"), "source": proof_source})
+        for (file, goal), st in sorted(by_theory_decl.items()):
+            if any(d["path"] == file and rid in d["supports"] and fnmatch.fnmatchcase(goal, d["pattern"])
+                   for d in declared_goals):
+                row.proof.append({"path": file, "line": 0, "goal": goal, "declared": True,
+                                  "status": st["status"], "prover": st["prover"], "time": st["time"],
+                                  "source": proof_source})
         seen_tests = set()
-        for s in found.of(rid, "test"):
+        for s in found.of(rid, "test") + found.of(rid, "test-declared"):
             if s.name in seen_tests:
                 continue
             seen_tests.add(s.name)
-            out = junit.outcome_of(s.name, tests)
-            row.test.append({"test": s.name, "path": s.path, "line": s.line, "status": out.status,
-                             "passed": out.passed, "failed": out.failed, "skipped": out.skipped,
-                             "failures": out.failures[:5]})
-        for h in harnesses:
-            if rid in h.get("requirements", []):
-                row.crosshair.append(h)
+            full = junit.outcome_of(s.name, tests)
+            out = full.without(set(skips))
+            row.justified += [{"kind": "skip", "justification": f"{c}: {skips[c]}"}
+                              for c in full.skips if c in skips and s.kind == "test"]
+            status = "stale" if tests_stale and out.status != "not run" else out.status
+            row.test.append({"test": s.name, "path": s.path, "line": s.line, "status": status,
+                             "declared": s.kind == "test-declared", "passed": out.passed,
+                             "failed": out.failed, "skipped": out.skipped, "failures": out.failures[:5]})
+        row.crosshair = [h for h in harnesses if rid in h.get("requirements", [])]
 
-        # coverage: spec and code always, the rest as the registry entry demands
+        # coverage: spec and code always, the rest as the registry entry demands; a declared
+        # support never covers (only an explicit marker does), it can only turn the row red
         demanded = ["spec", "code", *req.verification]
-        present = {"spec": row.spec, "code": row.code, "proof": row.proof, "test": row.test,
-                   "crosshair": row.crosshair}
+        present = {"spec": row.spec, "code": row.code, "proof": [p for p in row.proof if not p["declared"]],
+                   "test": [t for t in row.test if not t["declared"]], "crosshair": row.crosshair}
         for kind in demanded:
             if present[kind]:
                 continue
@@ -198,26 +285,51 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
         for p in row.proof:
             if p["status"] == "not replayed":
                 row.defects.append(Defect("not run", rid, f"{p['path']}:{p['goal']}: no replay summary"))
+            elif p["status"] == "stale":
+                continue                # one line per row, below
             elif p["status"] != "proved":
                 row.defects.append(Defect("unproved", rid, f"{p['path']}:{p['goal']} is {p['status']}"))
         for t in row.test:
             if t["status"] == "failed":
                 row.defects.append(Defect("failing", rid, f"{t['test']}: {t['failed']} failed case(s)"))
+            elif t["status"] == "skipped":
+                row.defects.append(Defect("skipped", rid, f"{t['test']}: {t['skipped']} skipped case(s)"))
+            elif t["status"] == "stale":
+                continue
             elif t["status"] == "not run" and "test" in req.verification:
                 row.defects.append(Defect("not run", rid, f"{t['test']} has no result in {junit_path.name}"))
         for h in row.crosshair:
-            if h.get("status") not in ("confirmed", "no counterexample"):
-                row.defects.append(Defect("failing", rid, f"CrossHair {h.get('harness')}: {h.get('status')}"))
+            if h["status"] not in GREEN and h["status"] != "stale":
+                row.defects.append(Defect("failing", rid, f"CrossHair {h['harness']}: {h['status']}"))
+        for kind, entries in (("proof", row.proof), ("test", row.test), ("CrossHair", row.crosshair)):
+            n = sum(e["status"] == "stale" for e in entries)
+            if n:
+                row.defects.append(Defect("stale", rid, f"{n} {kind} result(s) made on another tree"))
         row.suspect = suspects.get(rid, [])
+        row.diffs = diffs.get(rid, {})
         for reason in row.suspect:
             row.defects.append(Defect("suspect", rid, reason))
         rows.append(row)
 
+    # every test and goal reaches a row, and every failure with it
+    evidence += [Defect("unlinked", "-", f"{t}: names no requirement and is declared for none")
+                 for t in links_mod.unlinked_tests(root, found)]
+    for (file, goal) in sorted(by_theory_decl):
+        if not any(d["path"] == file and fnmatch.fnmatchcase(goal, d["pattern"]) for d in declared_goals):
+            evidence.append(Defect("unlinked", "-", f"{file}:{goal}: goal names no requirement and is declared for none"))
+    sites = [s.name for sites in found.sites.values() for s in sites if s.kind in ("test", "test-declared")]
+    for (classname, func), out in sorted(tests.items()):
+        if out.status in ("failed", "skipped") and not any(junit.matches(n, classname, func) for n in sites):
+            evidence.append(Defect("failing" if out.failed else "skipped", "-",
+                                   f"{classname}::{func} is {out.status} and reaches no row"))
+
     orphans = [Defect("orphan", rid, "named in " + ", ".join(f"{s.path}:{s.line}" for s in sites[:3]))
                for rid, sites in sorted(found.mentions.items()) if rid not in registry]
-    inputs = {"junit": str(junit_path.relative_to(root)) if junit_path.is_relative_to(root) else str(junit_path),
-              "junit_found": junit_path.exists(),
-              "crosshair": str(crosshair_path.relative_to(root)) if crosshair_path.is_relative_to(root) else str(crosshair_path),
-              "crosshair_found": crosshair_path.exists(),
+    inputs = {"junit": _shown(junit_path, root), "junit_found": junit_path.exists(),
+              "crosshair": _shown(crosshair_path, root), "crosshair_found": crosshair_path.exists(),
               "proofs": proof_source}
-    return Matrix(rows, orphans, inputs)
+    return Matrix(rows, orphans, inputs, evidence)
+
+
+def _shown(path: Path, root: Path) -> str:
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)

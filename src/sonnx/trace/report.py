@@ -6,7 +6,7 @@ import html
 import io
 import json
 
-from .matrix import Matrix, Row
+from .matrix import GREEN, Matrix, Row
 
 _STATE_LABEL = {"ok": "covered", "suspect": "suspect", "defect": "defect"}
 
@@ -30,7 +30,7 @@ def _test_cell(r: Row) -> str:
 def _crosshair_cell(r: Row) -> str:
     if not r.crosshair:
         return "-"
-    good = sum(h.get("status") in ("confirmed", "no counterexample") for h in r.crosshair)
+    good = sum(h.get("status") in GREEN for h in r.crosshair)
     return f"{good}/{len(r.crosshair)} harnesses clean"
 
 
@@ -66,6 +66,11 @@ def to_csv(m: Matrix) -> str:
     return buf.getvalue()
 
 
+def md_text(text: str) -> str:
+    """Text safe inside a Markdown table cell or list item: no line break, no bare ``|``."""
+    return " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").split())
+
+
 def to_markdown(m: Matrix) -> str:
     s = m.as_dict()["summary"]
     out = ["# SONNX traceability matrix", "",
@@ -73,18 +78,25 @@ def to_markdown(m: Matrix) -> str:
            f"{s['defect']} with defects; {s['defects']} defect(s) in all.", "",
            "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     for r in m.rows:
-        out.append("| " + " | ".join(_cells(r)) + " |")
+        out.append("| " + " | ".join(md_text(c) for c in _cells(r)) + " |")
     defects = m.defects
     if defects:
-        out += ["", "## Defects", ""] + [f"- **{d.kind}** {d.requirement}: {d.detail}" for d in defects]
+        out += ["", "## Defects", ""] + [f"- **{md_text(d.kind)}** {md_text(d.requirement)}: {md_text(d.detail)}"
+                                         for d in defects]
+    changed = [(r.id, key, diff) for r in m.rows for key, diff in r.diffs.items()]
+    if changed:
+        out += ["", "## Changes since the last review", ""]
+        for rid, key, diff in changed:      # indented code blocks: nothing in a diff can end them
+            out += [f"{md_text(rid)} `{md_text(key)}`:", ""] + ["    " + line for line in diff.splitlines()] + [""]
     justified = [(r.id, j) for r in m.rows for j in r.justified]
     if justified:
-        out += ["", "## Justified gaps", ""] + [f"- {rid} has no {j['kind']} link: {j['justification']}"
-                                                 for rid, j in justified]
+        out += ["", "## Justified gaps", ""] + [f"- {md_text(rid)} has no {md_text(j['kind'])} link: "
+                                                 f"{md_text(j['justification'])}" for rid, j in justified]
     return "\n".join(out) + "\n"
 
 
 _CSS = """
+pre{background:#f6f6f9;padding:.4rem;font-size:.8rem;overflow-x:auto}
 body{font-family:system-ui,sans-serif;margin:2rem;color:#1d2330;max-width:1300px}
 h1{font-size:1.5rem;margin-bottom:.2rem}.sub{color:#555;margin-top:0}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
@@ -102,7 +114,7 @@ ul.links{margin:.2rem 0 .2rem 1rem;padding:0;font-family:ui-monospace,monospace;
 
 
 def _status_class(status: str) -> str:
-    return "good" if status in ("proved", "passed", "confirmed", "no counterexample") else "bad"
+    return "good" if status in GREEN else "bad"
 
 
 def _details(r: Row) -> str:
@@ -127,6 +139,8 @@ def _details(r: Row) -> str:
     for d in r.defects:
         parts.append(f"<li class='bad'>{e(d.kind)}: {e(d.detail)}</li>")
     parts.append("</ul>")
+    for key, diff in r.diffs.items():
+        parts.append(f"<p>Changed since review: {e(key)}</p><pre>{e(diff)}</pre>")
     return "".join(parts)
 
 
@@ -148,7 +162,8 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
             f"<td><span class='state {r.state}'>{e(cells[2])}</span></td>"
             + "".join(f"<td>{e(c)}</td>" for c in cells[3:-1])
             + f"<td class='{'bad' if r.defects else ''}'>{e(cells[-1])}</td></tr>")
-    orphans = "".join(f"<li class='bad'>orphan {e(o.requirement)}: {e(o.detail)}</li>" for o in m.orphans)
+    orphans = "".join(f"<li class='bad'>{e(o.kind)} {e(o.requirement)}: {e(o.detail)}</li>"
+                      for o in m.orphans + m.evidence)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{e(title)}</title><style>{_CSS}</style></head><body>"
@@ -158,7 +173,7 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
         f"<span class='state defect'>{s['defect']} with defects</span></p>"
         f"<table><thead><tr>{''.join(f'<th>{h}</th>' for h in HEADERS)}</tr></thead><tbody>"
         + "".join(rows) + "</tbody></table>"
-        + (f"<h2>Orphan IDs</h2><ul>{orphans}</ul>" if orphans else "")
+        + (f"<h2>Defects of no single row</h2><ul>{orphans}</ul>" if orphans else "")
         + "<p class='sub'>Click a title for the requirement text, every link and its status.</p>"
         "</body></html>\n")
 

@@ -1,0 +1,161 @@
+"""Change impact: the fingerprints see the code that computes results, and nothing else.
+
+Planted changes on a copy of the real tree (the kernels' bodies, the compiled Gemm fold, a
+contract decorator) each turn their requirement suspect, with the diff since review; comment,
+whitespace and docstring edits do not. Small fixtures show the rules one at a time.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sonnx import requirements
+from sonnx.trace import baseline, links
+from tests.trace.registry import registry_toml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def suspects_of(root: Path) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
+    reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
+    texts = baseline.site_texts(root, reg, links.collect(root))
+    current = {rid: {k: baseline._sha(t) for k, t in fp.items()} for rid, fp in texts.items()}
+    reviewed = baseline.load(root)
+    found = {rid: r for rid, r in baseline.suspects(current, reviewed).items() if r}
+    return found, baseline.diffs(root, texts, reviewed, baseline.load_sources(root))
+
+
+@pytest.fixture(scope="module")
+def real_copy(tmp_path_factory):
+    """The committed sources, specs and proofs, in a folder the tests may edit."""
+    root = tmp_path_factory.mktemp("tree")
+    for d in ("src", "spec", "proofs", "tests"):
+        shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture
+def tree(real_copy):
+    """Each test edits the copy and gets it back as committed afterwards."""
+    saved = {p: p.read_text() for p in (real_copy / "src" / "sonnx" / "ops").glob("*.py")}
+    yield real_copy
+    for p, text in saved.items():
+        p.write_text(text)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, f"{old!r} is not once in {path.name}"
+    path.write_text(text.replace(old, new))
+
+
+def test_the_committed_tree_matches_its_baseline(tree):
+    assert suspects_of(tree)[0] == {}
+
+
+def test_mul_body_changed_to_add_is_suspect_with_its_diff(tree):
+    edit(tree / "src/sonnx/ops/mul.py", "out = np.multiply(a, b)", "out = np.add(a, b)")
+    found, diffs = suspects_of(tree)
+    assert "code:src/sonnx/ops/mul.py:mul changed" in found["MUL-R1"]
+    assert set(found) == {"MUL-R1", "MUL-R3", "MUL-R4"}        # the IDs its marker names
+    diff = diffs["MUL-R1"]["code:src/sonnx/ops/mul.py:mul"]
+    assert "-        out = np.multiply(a, b)" in diff and "+        out = np.add(a, b)" in diff
+
+
+def test_corrupted_compiled_gemm_fold_is_suspect(tree):
+    edit(tree / "src/sonnx/ops/gemm_fold.py", "si[j] = si[j] + a * b[j]", "si[j] = si[j] - a * b[j]")
+    found, _ = suspects_of(tree)
+    assert found == {"GEMM-R7": ["code:src/sonnx/ops/gemm_fold.py:python_fold changed"]}
+
+
+def test_fastmath_on_the_fold_is_suspect(tree):
+    edit(tree / "src/sonnx/ops/gemm_fold.py", 'JIT_OPTIONS = {"nogil": True}',
+         'JIT_OPTIONS = {"nogil": True, "fastmath": True}')
+    assert list(suspects_of(tree)[0]) == ["GEMM-R7"]
+
+
+def test_weakened_mul_postcondition_is_suspect(tree):
+    edit(tree / "src/sonnx/ops/mul.py", "lambda a, result: result.shape == a.shape and result.dtype == a.dtype",
+         "lambda a, result: result.dtype == a.dtype")
+    found, diffs = suspects_of(tree)
+    assert "code:src/sonnx/ops/mul.py:mul_reference changed" in found["MUL-R1"]
+    assert "result.shape == a.shape" in diffs["MUL-R1"]["code:src/sonnx/ops/mul.py:mul_reference"]
+
+
+def test_comment_whitespace_and_docstring_edits_are_not_suspect(tree):
+    mul = tree / "src/sonnx/ops/mul.py"
+    edit(mul, "    # numpy returns a scalar for rank-0 operands; the API promises an array\n",
+         "    # numpy gives a scalar for rank-0 operands (reworded comment)\n\n")
+    edit(mul, '"""Element-wise product of two arrays', '"""The element-wise product of two arrays')
+    edit(mul, "with np.errstate(all=\"ignore\"):", "with np.errstate( all = \"ignore\" ) :")
+    edit(tree / "src/sonnx/ops/gemm_fold.py", "# rows r0 .. r1-1 of S", "# the rows r0 to r1-1 of S")
+    assert suspects_of(tree)[0] == {}
+
+
+# ---------------------------------------------------------------- rules on small fixtures
+REGISTRY = registry_toml(("MUL-R1", "t", "s", ["test"]))
+
+
+def small(tmp_path: Path, code: str) -> Path:
+    (tmp_path / "src" / "sonnx" / "trace").mkdir(parents=True)
+    for d in ("spec", "tests", "proofs"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "spec" / "requirements.toml").write_text(REGISTRY)
+    (tmp_path / "src" / "sonnx" / "k.py").write_text(code)
+    return tmp_path
+
+
+def accept(root: Path) -> None:
+    reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
+    baseline.accept(root, baseline.site_texts(root, reg, links.collect(root)), ["all"])
+
+
+@pytest.mark.parametrize("code,old,new,names,changed", [
+    # a marker covers the whole function, decorators included
+    ("import functools\n\n\n# req: MUL-R1\n@functools.lru_cache(maxsize=4)\ndef f(x):\n    return x * 2\n",
+     "maxsize=4", "maxsize=8", ["f"], "f"),
+    # an ID on a decorator line belongs to the function, not to the module
+    ("def deco(f):\n    return f\n\n\n@deco   # MUL-R1\ndef g(x):\n    return x + 1\n",
+     "x + 1", "x + 2", ["g"], "g"),
+    # module-level sites are numbered: two of them never share a key
+    ('A = "MUL-R1 first"\n\nB = ("MUL-R1", 2)\n', "2)", "3)", ["<module>#1", "<module>#2"], "<module>#2"),
+])
+def test_site_units(tmp_path, code, old, new, names, changed):
+    root = small(tmp_path, code)
+    assert [s.name for s in links.collect(root).of("MUL-R1", "code")] == names
+    accept(root)
+    (root / "src/sonnx/k.py").write_text(code.replace(old, new))
+    assert suspects_of(root)[0] == {"MUL-R1": [f"code:src/sonnx/k.py:{changed} changed"]}
+
+
+def test_methods_are_units_of_their_own(tmp_path):
+    code = "class K:\n    # req: MUL-R1\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n"
+    root = small(tmp_path, code)
+    accept(root)
+    (root / "src/sonnx/k.py").write_text(code.replace("return 2", "return 3"))
+    assert suspects_of(root)[0] == {}
+    (root / "src/sonnx/k.py").write_text(code.replace("return 1", "return 0"))
+    assert suspects_of(root)[0] == {"MUL-R1": ["code:src/sonnx/k.py:K.a changed"]}
+
+
+def test_whyml_comment_edit_is_not_suspect_but_a_goal_edit_is(tmp_path):
+    root = small(tmp_path, "X = 1\n")
+    mlw = root / "proofs" / "m.mlw"
+    mlw.write_text("module M\n  (* req: MUL-R1 *)\n  lemma l: forall x: int. x = x (* why *)\nend\n")
+    site = links.Site("proof", "proofs/m.mlw", 3, "l")
+    before = baseline.whyml_declaration(mlw, site.line)
+    mlw.write_text("module M\n  (* req: MUL-R1 *)\n  lemma l:   forall x: int.\n    x = x (* reworded *)\nend\n")
+    assert baseline.whyml_declaration(mlw, site.line) == before == "lemma l: forall x: int. x = x"
+    mlw.write_text("module M\n  (* req: MUL-R1 *)\n  lemma l: forall x: int. x + 0 = x\nend\n")
+    assert baseline.whyml_declaration(mlw, site.line) != before
+
+
+def test_old_baseline_without_texts_says_so_in_the_diff(tmp_path):
+    root = small(tmp_path, "# req: MUL-R1\ndef f():\n    return 1\n")
+    accept(root)
+    (root / baseline.SOURCES).write_text("{}\n")
+    (root / "src/sonnx/k.py").write_text("# req: MUL-R1\ndef f():\n    return 2\n")
+    diff = suspects_of(root)[1]["MUL-R1"]["code:src/sonnx/k.py:f"]
+    assert "(reviewed text not stored)" in diff and "+    return 2" in diff
