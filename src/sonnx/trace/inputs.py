@@ -12,9 +12,10 @@ from pathlib import Path
 # Files whose content can change a step's verdict. Generous on purpose: a result marked stale
 # by an unrelated edit costs one re-run; a result kept green after a relevant edit is a lie.
 STEP_GLOBS: dict[str, tuple[str, ...]] = {
-    "proofs": ("proofs/**/*.mlw", "proofs/**/why3session.xml", "proofs/why3.conf",
-               "proofs/drivers/*", "src/sonnx/ops/intloops.py", "src/sonnx/trace/proofs.py",
-               "tools/prove"),
+    "proofs": ("proofs/**/*.mlw", "proofs/**/why3session.xml", "proofs/**/why3shapes.gz",
+               "proofs/why3.conf", "proofs/drivers/*", "proofs/assumptions.toml",
+               "src/sonnx/ops/intloops.py", "src/sonnx/trace/proofs.py",
+               "src/sonnx/trace/proof_assumptions.py", "tools/prove"),
     "crosshair": ("src/sonnx/**/*.py", "tests/crosshair/**/*.py", "tools/crosshair"),
     "tests": ("src/sonnx/**/*.py", "src/sonnx/data/*", "tests/**/*.py", "examples/*",
               "spec/*", "proofs/**/*.mlw", "pyproject.toml"),
