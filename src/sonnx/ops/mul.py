@@ -15,9 +15,9 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any
-from ..profile import shape_violations
+from ..profile import kernel_opset, shape_violations
 from . import floats, intloops
-from .signature import TensorSig, dense_and_typed, sig_of_array
+from .signature import AcceptedCalls, TensorSig, dense_and_typed, memo_key, sig_of_array
 from .tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 
 OP = "Mul"
@@ -170,14 +170,27 @@ def mul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
 
 
 # ---------------------------------------------------------------- fast kernel
+_ACCEPTED = AcceptedCalls()
+
+
+def _check(a: object, b: object, opset: object) -> None:
+    """Every check of ``mul``'s arguments: TypeError or ProfileViolation, or nothing."""
+    version = kernel_opset(opset, "mul")
+    raise_if_any(constraints(sig_of_array(a, "mul", "A"), sig_of_array(b, "mul", "B"), opset=version))
+
+
 def mul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     """Element-wise product of two arrays of the same shape and numeric element type.
 
     Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
     SONNX profile refuses: different shapes, broadcasting, mixed or non-numeric element types,
-    sparse inputs, empty or oversized tensors. Raises TypeError for non-array inputs.
+    sparse inputs, empty or oversized tensors, an opset outside 1..28 (PROF-R3). Raises
+    TypeError for non-array inputs and a non-integer opset.
     """
-    raise_if_any(constraints(sig_of_array(a, "mul", "A"), sig_of_array(b, "mul", "B"), opset=opset))
+    key = memo_key((a, b), (opset,))
+    if key is None or key not in _ACCEPTED:
+        _check(a, b, opset)
+        _ACCEPTED.remember(key, True)
     # IEEE overflow/invalid results are the defined semantics here, not errors to warn about
     with np.errstate(all="ignore"):
         out = np.multiply(a, b)
