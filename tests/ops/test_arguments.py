@@ -60,7 +60,9 @@ EQUAL_POOL = ONE_IN_MANY_TYPES + ZERO_IN_MANY_TYPES + [2, 2.0, np.float32(2.0), 
 
 def _same_value(u, v) -> bool:
     try:
-        return bool(u == v) and hash(u) == hash(v)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return bool(u == v) and hash(u) == hash(v)
     except Exception:
         return False
 
@@ -249,20 +251,23 @@ def test_verdicts_do_not_depend_on_call_history(case):
     _history_independent(*case)
 
 
-def _value_keyed(arrays, scalars):
+def _value_keyed(*args):
     """The memo key of cb05619: values without their types (1 == 1.0 == True share an entry)."""
+    if not all(type(x) is np.ndarray for x in args[:2]) or not (len(args) == 3 or args[2] is None
+                                                                 or type(args[2]) is np.ndarray):
+        return None
+    key = tuple((x.shape, x.dtype) if type(x) is np.ndarray else x for x in args)
     try:
-        key = tuple(None if x is None else (x.shape, x.dtype) for x in arrays) + tuple(scalars)
         hash(key)
-        return key if all(type(x) is np.ndarray or x is None for x in arrays) else None
     except Exception:
         return None
+    return key
 
 
 def test_history_property_catches_a_value_keyed_memo(monkeypatch):
     """The property above finds the defect of issue 11 item 7 when it is planted again."""
-    monkeypatch.setattr(gemm_op, "memo_key", _value_keyed)
-    monkeypatch.setattr(mul_op, "memo_key", _value_keyed)
+    monkeypatch.setattr(gemm_op, "_memo_key", _value_keyed)
+    monkeypatch.setattr(mul_op, "_memo_key", _value_keyed)
     no_shrink = settings(parent=settings.get_profile("sonnx"), max_examples=150, deadline=None,
                          phases=[Phase.generate], report_multiple_bugs=False)
     with pytest.raises((AssertionError, ExceptionGroup)) as e:

@@ -19,7 +19,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, shown
 from ..profile import kernel_opset, shape_violations
 from . import floats, gemm_fold, intloops
-from .signature import AcceptedCalls, TensorSig, dense_and_typed, memo_key, sig_of_array
+from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array
 from .tensor import TensorValue, size
 
 OP = "Gemm"
@@ -374,9 +374,22 @@ class _Plan(NamedTuple):
     ta: bool
     tb: bool
     kernel: Callable | None    # _exact_float or _fast_float for float T
+    widen: bool                # A or B is not yet in the accumulation type (astype costs ~0.2 us)
 
 
 _ACCEPTED = AcceptedCalls()
+
+
+def _memo_key(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> tuple | None:
+    """Key of the memo of accepted calls (see signature.AcceptedCalls); None: no memo."""
+    nd, ok = np.ndarray, MEMO_SCALARS
+    if (type(a) is nd and type(b) is nd and (c is None or type(c) is nd) and type(alpha) in ok
+            and type(beta) in ok and type(trans_a) in ok and type(trans_b) in ok and type(mode) in ok
+            and type(opset) in ok):
+        return (a.shape, a.dtype, b.shape, b.dtype, None if c is None else (c.shape, c.dtype),
+                type(alpha), alpha, type(beta), beta, type(trans_a), trans_a, type(trans_b), trans_b,
+                type(mode), mode, type(opset), opset)
+    return None
 
 
 def _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> _Plan:
@@ -397,10 +410,12 @@ def _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> _Plan:
     raise_if_any(constraints(sig_of_array(a, "gemm", "A"), sig_of_array(b, "gemm", "B"), sig_c,
                              opset=version, alpha=alpha, beta=beta, trans_a=flags[0], trans_b=flags[1]))
     name = dtypes.name_of(a.dtype)
+    out = dtypes.numpy_dtype(name)
     if not dtypes.is_float(name):
-        return _Plan(dtypes.numpy_dtype(name), None, flags[0] == 1, flags[1] == 1, None)
-    return _Plan(dtypes.numpy_dtype(name), dtypes.numpy_dtype(accumulation_type(name)), flags[0] == 1,
-                 flags[1] == 1, _exact_float if mode == "exact" else _fast_float)
+        return _Plan(out, None, flags[0] == 1, flags[1] == 1, None, False)
+    acc = dtypes.numpy_dtype(accumulation_type(name))
+    return _Plan(out, acc, flags[0] == 1, flags[1] == 1, _exact_float if mode == "exact" else _fast_float,
+                 a.dtype != acc or b.dtype != acc)
 
 
 def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
@@ -420,7 +435,7 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
     Raises TypeError for non-array inputs, a non-real alpha or beta, a non-integer opset or a
     non-str mode, and ValueError for an unknown mode.
     """
-    key = memo_key((a, b, c), (alpha, beta, trans_a, trans_b, mode, opset))
+    key = _memo_key(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
     plan = _ACCEPTED.get(key) if key is not None else None
     if plan is None:
         plan = _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
@@ -440,10 +455,11 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
             np.add(y, _unsigned(c.astype(out_dtype, copy=False)), out=y)
         return y.view(out_dtype)
     acc = plan.acc
-    # widening float16/bfloat16 -> float32 is exact; float and double are used as they are
-    ap = ap.astype(acc, copy=False)
-    bp = bp.astype(acc, copy=False)
+    if plan.widen:
+        # widening float16/bfloat16 -> float32 is exact; float and double are used as they are
+        ap = ap.astype(acc, copy=False)
+        bp = bp.astype(acc, copy=False)
     # IEEE overflow/invalid results are the defined semantics here, not errors to warn about
     with np.errstate(all="ignore"):
         y = plan.kernel(ap, bp, c, float(alpha), float(beta), acc)
-        return y.astype(out_dtype, copy=False)     # the single final RNE rounding to T
+        return y if y.dtype == out_dtype else y.astype(out_dtype)    # the single final RNE rounding to T

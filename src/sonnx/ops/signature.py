@@ -84,6 +84,8 @@ def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], 
 MEMO_SCALARS = frozenset({bool, int, float, str, type(None), np.bool_, np.float16, np.float32,
                           np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                           np.uint32, np.uint64})
+# Each kernel builds its key inline (_memo_key in mul.py and gemm.py): it runs on every call,
+# and a generic loop over the arguments would cost more than the checks it saves.
 MEMO_SIZE = 1024     # bounded: a long-running caller with endless new shapes starts over
 
 
@@ -101,27 +103,6 @@ class AcceptedCalls(dict):
             if len(self) >= MEMO_SIZE:
                 self.clear()
             self[key] = plan
-
-
-def memo_key(arrays: tuple, scalars: tuple) -> tuple | None:
-    """The memo key of a call, or None (no memo) when an argument is outside what the memo
-    handles: an array that is not exactly numpy.ndarray (a subclass may change what shape and
-    dtype mean), or another argument whose type is not in MEMO_SCALARS. ``None`` in ``arrays``
-    is an absent optional input."""
-    key = []
-    for x in arrays:
-        if x is None:
-            key.append(None)
-        elif type(x) is np.ndarray:
-            key.append((x.shape, x.dtype))
-        else:
-            return None
-    for x in scalars:
-        t = type(x)
-        if t not in MEMO_SCALARS:
-            return None
-        key.append((t, x))
-    return tuple(key)
 
 
 def clear_memos() -> None:
