@@ -16,20 +16,12 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 
 import sonnx
 
-
-def _per_call(fn, reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from timing import median_time
 
 
 def rounds(fns: dict, reps: int, n_rounds: int = 15) -> dict[str, list[float]]:
@@ -38,7 +30,7 @@ def rounds(fns: dict, reps: int, n_rounds: int = 15) -> dict[str, list[float]]:
     seen: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(n_rounds):
         for k, f in fns.items():
-            seen[k].append(_per_call(f, reps))
+            seen[k].append(median_time(f, reps))
     return seen
 
 
