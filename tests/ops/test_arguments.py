@@ -345,3 +345,34 @@ def test_opset_that_is_not_an_integer_is_a_type_error(opset):
 def test_mode_that_is_not_a_string_is_a_type_error(mode):
     with pytest.raises(TypeError, match="sonnx.gemm: mode must be a str"):
         sonnx.gemm(X23, X34, mode=mode)
+
+
+@pytest.mark.parametrize("op", ["mul", "gemm"])
+def test_type_errors_name_the_argument(op):
+    good = [X23, X23] if op == "mul" else [X23, X34, np.ones((2, 4), F32)]
+    for i, name in enumerate("ABC"[:len(good)]):
+        args = list(good)
+        args[i] = [[1.0]]
+        with pytest.raises(TypeError, match=rf"^sonnx.{op}: {name} must be a numpy.ndarray, got list"):
+            getattr(sonnx, op)(*args)
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_overflow_gives_ieee_results_without_a_warning_on_a_memo_hit(mode):
+    """The plan taken from the memo still silences floating-point warnings: overflow and 0 * inf
+    are the profile's semantics, not errors."""
+    big = np.full((2, 3), 3e38, F32)
+    big[0, 0] = np.inf
+    zero = np.zeros((2, 3), F32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(2):                              # a fresh check, then a memo hit
+            y = sonnx.mul(big, big)
+            assert np.isinf(y).all()
+            assert np.isnan(sonnx.mul(big, zero)[0, 0])
+            g = sonnx.gemm(big, np.full((3, 4), 3e38, F32), mode=mode)
+            assert np.isinf(g).all()
+    i = np.full((2, 3), 2**30, np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert (sonnx.mul(i, i) == 0).all() and (sonnx.mul(i, i) == 0).all()
