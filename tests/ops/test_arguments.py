@@ -376,3 +376,75 @@ def test_overflow_gives_ieee_results_without_a_warning_on_a_memo_hit(mode):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert (sonnx.mul(i, i) == 0).all() and (sonnx.mul(i, i) == 0).all()
+
+
+# ---------------------------------------------------------------- the memo, argument by argument
+X24 = np.ones((2, 4), F32)
+GOOD = {"mul": ((X23, X23), {"opset": 14}),
+        "gemm": ((X23, X34, X24), {"alpha": 1.0, "beta": 1.0, "trans_a": 0, "trans_b": 0, "mode": "fast",
+                                   "opset": 13})}
+# per argument, a value equal to (or shaped like) the good one that gets another verdict
+SWAPS = {"mul": [(0, np.ones((2, 3), np.float64)), (1, np.ones((3, 2), F32)), ("opset", 14.0),
+                 ("opset", True)],
+         "gemm": [(0, np.ones((2, 3), np.float64)), (1, np.ones((3, 2), F32)), (2, np.ones((4,), F32)),
+                  (2, np.ones((2, 4), np.float64)), ("alpha", True), ("beta", True), ("trans_a", 0.0),
+                  ("trans_b", False + 0j), ("trans_a", np.float64(0)), ("mode", "Fast"), ("opset", 13.0),
+                  ("opset", np.float32(13))]}
+
+
+@pytest.mark.req("GEMM-R5", "PROF-R3")
+@pytest.mark.parametrize("op,where,value", [(op, w, v) for op, swaps in SWAPS.items() for w, v in swaps],
+                         ids=lambda x: repr(x)[:20])
+def test_an_accepted_call_never_decides_for_a_different_one(op, where, value):
+    """Each argument is part of the memo key, with its type: a call accepted just before, equal
+    in every other argument, does not decide the verdict."""
+    args, kwargs = GOOD[op]
+    args, kwargs = list(args), dict(kwargs)
+    if isinstance(where, int):
+        args[where] = value
+    else:
+        kwargs[where] = value
+    expected = fresh_verdict((op, tuple(args), kwargs))
+    assert expected[0] != "ok"
+    fresh_state()
+    assert verdict(op, *GOOD[op])[0] == "ok"
+    assert verdict(op, tuple(args), kwargs) == expected
+
+
+@pytest.mark.parametrize("op", ["mul", "gemm"])
+@pytest.mark.parametrize("value", [[1.0], {}, NoHash(), EverythingEqualFloat(0.3)], ids=repr)
+def test_unhashable_or_lying_values_in_any_keyword(op, value):
+    args, kwargs = GOOD[op]
+    for name in kwargs:
+        fresh_state()
+        verdict(op, args, kwargs)                   # an accepted call in the memo first
+        got = verdict(op, args, {**kwargs, name: value})
+        assert got[0] in ("TypeError", "refused", "ValueError"), (name, got)
+
+
+@pytest.mark.parametrize("op", ["mul", "gemm"])
+def test_a_repeated_signature_is_checked_once(op, monkeypatch):
+    """The cheap path (issue 17): the second and later calls with the same arguments' types,
+    shapes and values take the memo; with C absent as well."""
+    module = mul_op if op == "mul" else gemm_op
+    calls_made = []
+    checked = module._check
+    monkeypatch.setattr(module, "_check", lambda *a: calls_made.append(1) or checked(*a))
+    args, kwargs = GOOD[op]
+    fresh_state()
+    for _ in range(3):
+        getattr(sonnx, op)(*args, **kwargs)
+    if op == "gemm":
+        for _ in range(3):
+            sonnx.gemm(X23, X34, alpha=np.float32(0.5), trans_b=False)
+    assert len(calls_made) == (1 if op == "mul" else 2)
+
+
+def test_integer_mul_does_not_pay_for_errstate(monkeypatch):
+    """Integers wrap without floating-point flags: their product skips numpy.errstate (~1 us)."""
+    i = np.ones((2, 3), np.int32)
+    sonnx.mul(i, i)
+    monkeypatch.setattr(np, "errstate", None)        # any use would raise TypeError
+    assert (sonnx.mul(i, i) == 1).all()
+    with pytest.raises(TypeError):
+        sonnx.mul(X23, X23)
