@@ -394,7 +394,7 @@ SWAPS = {"mul": [(0, np.ones((2, 3), np.float64)), (1, np.ones((3, 2), F32)), ("
 
 @pytest.mark.req("GEMM-R5", "PROF-R3")
 @pytest.mark.parametrize("op,where,value", [(op, w, v) for op, swaps in SWAPS.items() for w, v in swaps],
-                         ids=lambda x: repr(x)[:20])
+                         ids=[f"{op}-{w}-{i}" for op, swaps in SWAPS.items() for i, (w, _) in enumerate(swaps)])
 def test_an_accepted_call_never_decides_for_a_different_one(op, where, value):
     """Each argument is part of the memo key, with its type: a call accepted just before, equal
     in every other argument, does not decide the verdict."""
@@ -412,7 +412,8 @@ def test_an_accepted_call_never_decides_for_a_different_one(op, where, value):
 
 
 @pytest.mark.parametrize("op", ["mul", "gemm"])
-@pytest.mark.parametrize("value", [[1.0], {}, NoHash(), EverythingEqualFloat(0.3)], ids=repr)
+@pytest.mark.parametrize("value", [[1.0], {}, NoHash(), EverythingEqualFloat(0.3)],
+                         ids=["list", "dict", "NoHash", "EverythingEqualFloat"])
 def test_unhashable_or_lying_values_in_any_keyword(op, value):
     args, kwargs = GOOD[op]
     for name in kwargs:
