@@ -343,8 +343,20 @@ def test_opset_that_is_not_an_integer_is_a_type_error(opset):
 
 @pytest.mark.parametrize("mode", [None, 1, b"exact", ["exact"]])
 def test_mode_that_is_not_a_string_is_a_type_error(mode):
-    with pytest.raises(TypeError, match="sonnx.gemm: mode must be a str"):
+    with pytest.raises(TypeError, match=rf"^sonnx.gemm: mode must be a str \('exact' or 'fast'\), "
+                                        rf"got {type(mode).__name__}$"):
         sonnx.gemm(X23, X34, mode=mode)
+
+
+def test_messages_for_a_wrong_mode_or_scalar_say_what_and_how():
+    with pytest.raises(ValueError, match=r"^sonnx.gemm: unknown mode 'fastest'; use 'exact' \(bit-exact "
+                                         r"reference semantics\) or 'fast' \(BLAS, within the spec's "
+                                         r"error bound\)$"):
+        sonnx.gemm(X23, X34, mode="fastest")
+    for name in ("alpha", "beta"):
+        with pytest.raises(TypeError, match=rf"^sonnx.gemm: {name} must be a real number \(a float32 "
+                                            rf"value\), got str$"):
+            sonnx.gemm(X23, X34, **{name: "1"})
 
 
 @pytest.mark.parametrize("op", ["mul", "gemm"])
@@ -388,6 +400,7 @@ SWAPS = {"mul": [(0, np.ones((2, 3), np.float64)), (1, np.ones((3, 2), F32)), ("
                  ("opset", True)],
          "gemm": [(0, np.ones((2, 3), np.float64)), (1, np.ones((3, 2), F32)), (2, np.ones((4,), F32)),
                   (2, np.ones((2, 4), np.float64)), ("alpha", True), ("beta", True), ("trans_a", 0.0),
+                  ("trans_b", 0.0), ("trans_b", np.float32(0)),
                   ("trans_b", False + 0j), ("trans_a", np.float64(0)), ("mode", "Fast"), ("opset", 13.0),
                   ("opset", np.float32(13))]}
 
