@@ -462,3 +462,36 @@ def test_integer_mul_does_not_pay_for_errstate(monkeypatch):
     assert (sonnx.mul(i, i) == 1).all()
     with pytest.raises(TypeError):
         sonnx.mul(X23, X23)
+
+
+def test_messages_for_a_wrong_opset_say_what_and_how():
+    with pytest.raises(TypeError, match=r"^sonnx.mul: opset must be an integer \(the default-domain "
+                                        r"opset version, 1 to 28\), got str$"):
+        sonnx.mul(X23, X23, opset="14")
+    with pytest.raises(sonnx.ProfileViolation, match=r"^\[PROF-R3\] sonnx.gemm was given opset 29, which the "
+                                                     r"profile does not know; use an opset from 1 to 28 \(e.g. "
+                                                     r"convert with onnx.version_converter.convert_version\)$"):
+        sonnx.gemm(X23, X34, opset=29)
+
+
+@pytest.mark.req("GEMM-R5")
+@pytest.mark.parametrize("value", [True, Decimal(1), "1", 1e300, -1e300], ids=str)
+def test_constraints_refuse_alpha_that_is_no_float32_number(value):
+    """The validator's path (constraints alone), with warnings as errors: no RuntimeWarning
+    from the float32 conversion of a large double either."""
+    s = signature.TensorSig((2, 2), "float")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = gemm_op.constraints(s, s, s, alpha=value)
+    assert [v.requirement for v in found] == ["GEMM-R5"]
+
+
+def test_fast_mode_never_runs_the_exact_fold(monkeypatch):
+    def no_fold(*args, **kwargs):
+        raise AssertionError("the exact fold ran in fast mode")
+    monkeypatch.setattr(gemm_op.gemm_fold, "fold", no_fold)
+    fresh_state()
+    for _ in range(2):
+        assert sonnx.gemm(X23, X34, mode="fast").shape == (2, 4)
+    with pytest.raises(AssertionError, match="exact fold ran"):
+        sonnx.gemm(X23, X34, mode="exact")
