@@ -34,3 +34,13 @@ class ProfileViolation(ValueError):
 def raise_if_any(violations: list[Violation]) -> None:
     if violations:
         raise ProfileViolation(violations)
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for a message, bounded: an argument is untrusted, and its repr may be huge
+    (an int of 10**5000 digits even raises ValueError), or may raise anything."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 -- any failing __repr__: name the type instead
+        return f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."

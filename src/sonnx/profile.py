@@ -1,9 +1,10 @@
 """Profile-level rules (PROF-R*): they concern the model as a whole, not one operator."""
 from __future__ import annotations
 
+import numbers
 from typing import Sequence
 
-from .errors import Violation
+from .errors import Violation, raise_if_any, shown
 
 PROFILE_OPERATORS = ("Mul", "Gemm")
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -32,8 +33,8 @@ def shape_violations(shape: Sequence[Dim] | None, what: str) -> list[Violation]:
     size = 1
     for axis, d in enumerate(shape):
         if isinstance(d, bool) or not isinstance(d, int):
-            shown = "unknown" if d is None or d == "" else repr(d)
-            return [Violation("PROF-R2", f"{what} has dimension {axis} = {shown}, not a static integer; "
+            text = "unknown" if d is None or d == "" else shown(d)
+            return [Violation("PROF-R2", f"{what} has dimension {axis} = {text}, not a static integer; "
                                          "fix every dimension to a positive constant")]
         if d <= 0:
             return [Violation("PROF-R2", f"{what} has dimension {axis} = {d}; every dimension must be "
@@ -51,6 +52,27 @@ def shape_violations(shape: Sequence[Dim] | None, what: str) -> list[Violation]:
 MAX_KNOWN_OPSET = 28
 
 
+def opset_range_violations(version: int, subject: str) -> list[Violation]:
+    """PROF-R3, the one check of the opset range, shared by the validator (an opset_import) and
+    the kernels (their ``opset`` argument); ``subject`` starts the message ("... which")."""
+    if 1 <= version <= MAX_KNOWN_OPSET:
+        return []
+    return [Violation("PROF-R3", f"{subject} the profile does not know; use an opset from 1 to "
+                                 f"{MAX_KNOWN_OPSET} (e.g. convert with "
+                                 "onnx.version_converter.convert_version)")]
+
+
+def kernel_opset(opset: object, op: str) -> int:
+    """A kernel's ``opset`` argument as an int: TypeError for anything but an integer (a bool
+    or a string is a mistake, not a version), ProfileViolation (PROF-R3) outside the range."""
+    if isinstance(opset, bool) or not isinstance(opset, numbers.Integral):
+        raise TypeError(f"sonnx.{op}: opset must be an integer (the default-domain opset version, "
+                        f"1 to {MAX_KNOWN_OPSET}), got {type(opset).__name__}")
+    version = int(opset)
+    raise_if_any(opset_range_violations(version, f"sonnx.{op} was given opset {shown(version)}, which"))
+    return version
+
+
 def opset_import_violations(imports: Sequence[tuple[str, int]], what: str = "the model",
                             *, require_default: bool = True) -> list[Violation]:
     """PROF-R3: one import of the default domain ('' and 'ai.onnx' are the same), with a known
@@ -59,17 +81,15 @@ def opset_import_violations(imports: Sequence[tuple[str, int]], what: str = "the
     seen: dict[str, int] = {}
     for domain, version in imports:
         key = "" if domain in DEFAULT_DOMAINS else domain
-        shown = "the default domain ('' / 'ai.onnx')" if key == "" else f"domain '{domain}'"
+        named = "the default domain ('' / 'ai.onnx')" if key == "" else f"domain '{domain}'"
         if key in seen:
-            found.append(Violation("PROF-R3", f"{what} imports {shown} twice (versions {seen[key]} and "
+            found.append(Violation("PROF-R3", f"{what} imports {named} twice (versions {seen[key]} and "
                                               f"{version}); keep exactly one opset_import entry for it"))
             continue
         seen[key] = version
-        if key == "" and not 1 <= version <= MAX_KNOWN_OPSET:
-            found.append(Violation("PROF-R3", f"{what} imports the default domain at opset {version}, "
-                                              f"which the profile does not know; use an opset from 1 to "
-                                              f"{MAX_KNOWN_OPSET} (e.g. convert with "
-                                              f"onnx.version_converter.convert_version)"))
+        if key == "":
+            found.extend(opset_range_violations(version, f"{what} imports the default domain at opset "
+                                                         f"{version}, which"))
     if require_default and "" not in seen:
         found.append(Violation("PROF-R3", f"{what} does not import the default ONNX domain; add one "
                                           f"opset_import entry for domain '' (version 1 to "

@@ -778,7 +778,7 @@ def gemm_index_case(which: str, *, claim: str = "spec") -> Case:
 # -- sonnx.gemm(mode="exact") against the reference (sampled) --------------------------------
 def gemm_fast_case(dtype: str, mkn: tuple[int, int, int], *, claim: str = "spec",
                    budget: float = 6.0) -> Case:
-    """sonnx.gemm (mode="exact": the numba-compiled fold, then numpy) bit for bit against
+    """sonnx.gemm (mode="exact": the compiled fold, then numpy) bit for bit against
     gemm_reference, both transposes, C present or absent. Compiled and numpy code is concrete:
     CrossHair realizes the inputs when it builds the arrays, so each path is a sample, not a
     proof."""
@@ -960,7 +960,7 @@ HARNESSES: tuple[Harness, ...] = (
                gemm_fast_case("float16", (1, 3, 1)), gemm_fast_case("bfloat16", (2, 1, 3)),
                gemm_fast_case("float", (3, 2, 2)), gemm_fast_case("double", (1, 3, 1))),
         witnesses=(gemm_fast_case("int64", (1, 3, 1), claim="never wraps"),),
-        what="sonnx.gemm(mode=\"exact\") (numba-compiled fold, numpy) equals gemm_reference bit for bit",
+        what="sonnx.gemm(mode=\"exact\") (compiled fold, numpy) equals gemm_reference bit for bit",
         mode="sampled"),
 )
 

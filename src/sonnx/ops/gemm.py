@@ -3,23 +3,23 @@
 ``constraints`` is the only place where GEMM-R1..R6 are decided; the kernels and the model
 validator call it. GEMM-R7 (the result) is implemented by ``gemm_reference`` (plain Python
 loops, the concrete level of proofs/gemm.mlw), by the exact kernel (the same fold compiled
-with numba, bit-exact with the reference) and bounded for the fast kernel (BLAS).
+with llvmlite, bit-exact with the reference) and bounded for the fast kernel (BLAS).
 Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
 """
 from __future__ import annotations
 
-import functools
 import math
 import numbers
+from typing import Callable, NamedTuple
 
 import icontract
 import numpy as np
 
 from .. import dtypes
-from ..errors import ProfileViolation, Violation, raise_if_any
-from ..profile import shape_violations
+from ..errors import ProfileViolation, Violation, raise_if_any, shown
+from ..profile import kernel_opset, shape_violations
 from . import floats, gemm_fold, intloops
-from .signature import TensorSig, dense_and_typed, sig_of_array
+from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array
 from .tensor import TensorValue, size
 
 OP = "Gemm"
@@ -27,11 +27,16 @@ LATEST = 13
 
 
 def _is_float32_value(x: object) -> bool:
-    """True when ``x`` is a real number that a binary32 ONNX FLOAT attribute can hold exactly."""
+    """True when ``x`` is a real number that a binary32 ONNX FLOAT attribute holds exactly:
+    its value (not a rounding of it: 2**53 + 1 is not 2**53) is NaN, an infinity or a float32."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         return False
-    v = float(x)
-    return v != v or float(np.float32(v)) == v
+    try:
+        v = float(x)                        # exact for float32 values; 10**400 overflows
+        with np.errstate(over="ignore"):    # a double beyond float32 becomes inf: not equal
+            return v != v or (float(np.float32(v)) == v and v == x)
+    except (ArithmeticError, ValueError, TypeError):
+        return False
 
 
 def _type_hint(elem: str) -> str:
@@ -73,8 +78,8 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     # GEMM-R5: attributes and required inputs per version
     for name, value in (("transA", trans_a), ("transB", trans_b)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in (0, 1):
-            found.append(Violation("GEMM-R5", f"Gemm has {name}={value!r}; the profile accepts only 0 or 1 "
-                                              f"(write {name}=1 to transpose, 0 or nothing otherwise)"))
+            found.append(Violation("GEMM-R5", f"Gemm has {name}={shown(value)}; the profile accepts only "
+                                              f"0 or 1 (write {name}=1 to transpose, 0 or nothing otherwise)"))
     if broadcast is not None:
         if version >= 7:
             found.append(Violation("GEMM-R5", f"Gemm-{version} has no attribute 'broadcast' (it was removed "
@@ -85,8 +90,8 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
                                               "shape (M, N)"))
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not _is_float32_value(value):
-            found.append(Violation("GEMM-R5", f"Gemm has {name}={value!r}, not a 32-bit float value (the ONNX "
-                                              f"attribute type FLOAT); pass numpy.float32({value!r}) "
+            found.append(Violation("GEMM-R5", f"Gemm has {name}={shown(value)}, not a 32-bit float value "
+                                              f"(the ONNX attribute type FLOAT); pass numpy.float32({shown(value)}) "
                                               "explicitly so that the rounding is visible"))
     if c is None and version < 11:
         found.append(Violation("GEMM-R5", f"Gemm-{version} requires the input C (it is optional only from "
@@ -98,7 +103,7 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     if elem is not None and not dtypes.is_float(elem):
         for name, value in (("alpha", alpha), ("beta", beta)):
             if _is_float32_value(value) and float(value) != 1.0:
-                found.append(Violation("GEMM-R6", f"Gemm with integer type {elem} has {name}={value!r}; ONNX "
+                found.append(Violation("GEMM-R6", f"Gemm with integer type {elem} has {name}={shown(value)}; ONNX "
                                                   "leaves float-times-integer arithmetic undefined, so the "
                                                   f"profile requires {name}=1.0: scale the integer inputs "
                                                   "(or the result) explicitly instead"))
@@ -126,8 +131,8 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     if ka != kb:
         found.append(Violation("GEMM-R1", f"Gemm inner dimensions disagree: A{'^T' if ta else ''} "
                                           f"is {m} x {ka} and B{'^T' if tb else ''} is {kb} x {n} "
-                                          f"(A {tuple(a.shape)}, transA={trans_a}; B {tuple(b.shape)}, "
-                                          f"transB={trans_b}); fix transA/transB or the shapes"))
+                                          f"(A {tuple(a.shape)}, transA={shown(trans_a)}; B {tuple(b.shape)}, "
+                                          f"transB={shown(trans_b)}); fix transA/transB or the shapes"))
         return found
 
     # GEMM-R4: C absent or exactly (M, N)
@@ -362,33 +367,57 @@ def _fast_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: flo
     return y
 
 
-def _array_violations(a, b, c, alpha, beta, trans_a, trans_b, opset) -> list[Violation]:
-    """``constraints`` on the kernel's arguments. Plain ndarrays take a memoised path keyed by
-    (shape, dtype) of each input and the attributes, which is all the constraints can see:
-    it keeps the ~30 us of checking out of small calls (the fast mode's ratio to matmul)."""
-    arrays = (a, b) if c is None else (a, b, c)
-    if all(type(x) is np.ndarray for x in arrays):
-        key = (tuple((x.shape, x.dtype) for x in arrays), alpha, beta, trans_a, trans_b, opset)
-        try:
-            return list(_memo_violations(key))
-        except TypeError:   # an unhashable attribute value: check it the long way
-            pass
-    sigs = [sig_of_array(a, "gemm", "A"), sig_of_array(b, "gemm", "B")]
+class _Plan(NamedTuple):
+    """What an accepted call's checks found out, reused by later calls with the same memo key
+    (never the values of alpha and beta: 0.0 and -0.0 share a key but not a result)."""
+
+    out: np.dtype              # T, native byte order
+    acc: np.dtype | None       # the accumulation type for float T; None for integer T
+    ta: bool
+    tb: bool
+    kernel: Callable | None    # _exact_float or _fast_float for float T
+    widen: bool                # A or B is not yet in the accumulation type (astype costs ~0.2 us)
+
+
+_ACCEPTED = AcceptedCalls()
+
+
+def _memo_key(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> tuple | None:
+    """Key of the memo of accepted calls (see signature.AcceptedCalls); None: no memo."""
+    nd, ok = np.ndarray, MEMO_SCALARS
+    if (type(a) is nd and type(b) is nd and (c is None or type(c) is nd) and type(alpha) in ok
+            and type(beta) in ok and type(trans_a) in ok and type(trans_b) in ok and type(mode) in ok
+            and type(opset) in ok):
+        return (a.shape, a.dtype, b.shape, b.dtype, None if c is None else (c.shape, c.dtype),
+                type(alpha), alpha, type(beta), beta, type(trans_a), trans_a, type(trans_b), trans_b,
+                type(mode), mode, type(opset), opset)
+    return None
+
+
+def _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> _Plan:
+    """Every check of ``gemm``'s arguments: TypeError, ValueError (mode) or ProfileViolation,
+    or the plan of the call."""
+    if not isinstance(mode, str):
+        raise TypeError(f"sonnx.gemm: mode must be a str ('exact' or 'fast'), got {type(mode).__name__}")
+    if mode not in MODES:
+        raise ValueError(f"sonnx.gemm: unknown mode {shown(mode)}; use 'exact' (bit-exact reference "
+                         "semantics) or 'fast' (BLAS, within the spec's error bound)")
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not _is_real_scalar(value):
+            raise TypeError(f"sonnx.gemm: {name} must be a real number (a float32 value), got "
+                            f"{type(value).__name__}")
+    version = kernel_opset(opset, "gemm")
+    flags = [int(f) if type(f) in (bool, np.bool_) else f for f in (trans_a, trans_b)]
     sig_c = None if c is None else sig_of_array(c, "gemm", "C")
-    return constraints(sigs[0], sigs[1], sig_c, opset=opset, alpha=alpha, beta=beta,
-                       trans_a=trans_a, trans_b=trans_b)
-
-
-# dtypes.name_of costs ~8 us per call; numpy dtypes are hashable and few
-
-
-@functools.lru_cache(maxsize=512)
-def _memo_violations(key) -> tuple[Violation, ...]:
-    arrays, alpha, beta, trans_a, trans_b, opset = key
-    # the signature of a dense ndarray, as signature.sig_of_array builds it
-    sigs = [TensorSig(tuple(int(d) for d in shape), dtypes.name_of(dt)) for shape, dt in arrays]
-    return tuple(constraints(sigs[0], sigs[1], sigs[2] if len(sigs) > 2 else None, opset=opset,
-                             alpha=alpha, beta=beta, trans_a=trans_a, trans_b=trans_b))
+    raise_if_any(constraints(sig_of_array(a, "gemm", "A"), sig_of_array(b, "gemm", "B"), sig_c,
+                             opset=version, alpha=alpha, beta=beta, trans_a=flags[0], trans_b=flags[1]))
+    name = dtypes.name_of(a.dtype)
+    out = dtypes.numpy_dtype(name)
+    if not dtypes.is_float(name):
+        return _Plan(out, None, flags[0] == 1, flags[1] == 1, None, False)
+    acc = dtypes.numpy_dtype(accumulation_type(name))
+    return _Plan(out, acc, flags[0] == 1, flags[1] == 1, _exact_float if mode == "exact" else _fast_float,
+                 a.dtype != acc or b.dtype != acc)
 
 
 # req: GEMM-R1, GEMM-R7
@@ -404,24 +433,20 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
 
     Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
     profile refuses: C not of shape (M, N), mismatched or non-numeric element types, integer
-    T with alpha or beta other than 1, trans flags other than 0/1, sparse inputs, empty or
-    oversized tensors. Raises TypeError for non-array inputs and ValueError for an unknown
-    mode.
+    T with alpha or beta other than 1, alpha or beta not a float32 value, trans flags other
+    than 0/1, sparse inputs, empty or oversized tensors, an opset outside 1..28 (PROF-R3).
+    Raises TypeError for non-array inputs, a non-real alpha or beta, a non-integer opset or a
+    non-str mode, and ValueError for an unknown mode.
     """
-    if mode not in MODES:
-        raise ValueError(f"sonnx.gemm: unknown mode {mode!r}; use 'exact' (bit-exact reference "
-                         "semantics) or 'fast' (BLAS, within the spec's error bound)")
-    for name, value in (("alpha", alpha), ("beta", beta)):
-        if not _is_real_scalar(value):
-            raise TypeError(f"sonnx.gemm: {name} must be a real number (a float32 value), got "
-                            f"{type(value).__name__}")
-    flags = [int(f) if type(f) in (bool, np.bool_) else f for f in (trans_a, trans_b)]
-    raise_if_any(_array_violations(a, b, c, alpha, beta, flags[0], flags[1], opset))
-    name = dtypes.name_of(a.dtype)
-    out_dtype = dtypes.numpy_dtype(name)
-    ap = a.T if flags[0] else a
-    bp = b.T if flags[1] else b
-    if not dtypes.is_float(name):
+    key = _memo_key(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
+    plan = _ACCEPTED.get(key) if key is not None else None
+    if plan is None:
+        plan = _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
+        _ACCEPTED.remember(key, plan)
+    ap = a.T if plan.ta else a
+    bp = b.T if plan.tb else b
+    out_dtype = plan.out
+    if plan.acc is None:
         # Integers wrap modulo 2^bits (GEMM-R6 makes alpha = beta = 1). Arithmetic modulo 2^bits
         # is a commutative ring, so every summation order gives the same bits: numpy's integer
         # matmul (no BLAS, no rounding) on unsigned views, whose wrap-around is defined in C,
@@ -432,12 +457,12 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
         if c is not None:
             np.add(y, _unsigned(c.astype(out_dtype, copy=False)), out=y)
         return y.view(out_dtype)
-    acc = dtypes.numpy_dtype(accumulation_type(name))
-    # widening float16/bfloat16 -> float32 is exact; float and double are used as they are
-    ap = ap.astype(acc, copy=False)
-    bp = bp.astype(acc, copy=False)
+    acc = plan.acc
+    if plan.widen:
+        # widening float16/bfloat16 -> float32 is exact; float and double are used as they are
+        ap = ap.astype(acc, copy=False)
+        bp = bp.astype(acc, copy=False)
     # IEEE overflow/invalid results are the defined semantics here, not errors to warn about
     with np.errstate(all="ignore"):
-        kernel = _exact_float if mode == "exact" else _fast_float
-        y = kernel(ap, bp, c, float(alpha), float(beta), acc)
-        return y.astype(out_dtype, copy=False)     # the single final RNE rounding to T
+        y = plan.kernel(ap, bp, c, float(alpha), float(beta), acc)
+        return y if y.dtype == out_dtype else y.astype(out_dtype)    # the single final RNE rounding to T

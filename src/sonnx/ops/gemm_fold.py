@@ -5,7 +5,7 @@ l ascending, every product and every sum rounded to nearest even in the arrays' 
 It is the inner loop of ``gemm_reference`` and of ``Impl.gemm`` in proofs/gemm.mlw, run for
 many (i, j) at once.
 
-The compiled fold (gemm_fold_ir.py, machine code made by llvmlite, which comes with numba:
+The compiled fold (gemm_fold_ir.py, machine code made by llvmlite, the extra
 ``pip install sonnx[fast-exact]``) packs A' into panels of MR rows and B' into panels of NR
 columns, padded with zeros to whole panels (the padding only fills rows and columns of S that
 are cut off: no real element ever sees it), and keeps an MR x NR tile of S in vector registers
@@ -41,8 +41,8 @@ MC_BYTES = 256 << 10
 # set to 1 to use the numpy fold even when the compiled one is available (tests, comparisons)
 FORCE_NUMPY_ENV = "SONNX_NUMPY_FOLD"
 
-SLOW_WARNING = ("sonnx: the compiled exact Gemm kernel is unavailable (llvmlite, which comes with "
-                "numba, is not installed); exact mode uses a bit-exact numpy fold that is many "
+SLOW_WARNING = ("sonnx: the compiled exact Gemm kernel is unavailable (llvmlite is not "
+                "installed); exact mode uses a bit-exact numpy fold that is many "
                 "times slower. Install it with: pip install sonnx[fast-exact]")
 
 _FOLD: list = []    # [kernels or None], once decided (a plain global: CrossHair bypasses caches)

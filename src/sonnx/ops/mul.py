@@ -15,9 +15,9 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any
-from ..profile import shape_violations
+from ..profile import kernel_opset, shape_violations
 from . import floats, intloops
-from .signature import TensorSig, dense_and_typed, sig_of_array
+from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array
 from .tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 
 OP = "Mul"
@@ -170,17 +170,44 @@ def mul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
 
 
 # ---------------------------------------------------------------- fast kernel
+_ACCEPTED = AcceptedCalls()
+
+
+def _memo_key(a: object, b: object, opset: object) -> tuple | None:
+    """Key of the memo of accepted calls (see signature.AcceptedCalls); None: no memo."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and type(opset) in MEMO_SCALARS:
+        return a.shape, a.dtype, b.shape, b.dtype, type(opset), opset
+    return None
+
+
+# req: MUL-R1, MUL-R3, MUL-R4
+def _check(a: object, b: object, opset: object) -> bool:
+    """Every check of ``mul``'s arguments: TypeError or ProfileViolation; else whether the
+    product may raise floating-point warnings (a float type)."""
+    version = kernel_opset(opset, "mul")
+    raise_if_any(constraints(sig_of_array(a, "mul", "A"), sig_of_array(b, "mul", "B"), opset=version))
+    return dtypes.is_float(dtypes.name_of(a.dtype))
+
+
 # req: MUL-R1, MUL-R3, MUL-R4
 def mul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     """Element-wise product of two arrays of the same shape and numeric element type.
 
     Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
     SONNX profile refuses: different shapes, broadcasting, mixed or non-numeric element types,
-    sparse inputs, empty or oversized tensors. Raises TypeError for non-array inputs.
+    sparse inputs, empty or oversized tensors, an opset outside 1..28 (PROF-R3). Raises
+    TypeError for non-array inputs and a non-integer opset.
     """
-    raise_if_any(constraints(sig_of_array(a, "mul", "A"), sig_of_array(b, "mul", "B"), opset=opset))
-    # IEEE overflow/invalid results are the defined semantics here, not errors to warn about
-    with np.errstate(all="ignore"):
+    key = _memo_key(a, b, opset)
+    quiet = _ACCEPTED.get(key) if key is not None else None
+    if quiet is None:
+        quiet = _check(a, b, opset)
+        _ACCEPTED.remember(key, quiet)
+    if quiet:
+        # IEEE overflow/invalid results are the defined semantics here, not errors to warn about
+        with np.errstate(all="ignore"):
+            out = np.multiply(a, b)
+    else:                       # integers wrap without a warning; errstate would cost ~1 us
         out = np.multiply(a, b)
     # numpy returns a scalar for rank-0 operands; the API promises an array
     return out if type(out) is np.ndarray else np.asarray(out)

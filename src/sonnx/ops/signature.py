@@ -71,3 +71,41 @@ def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], 
                                           "profile never casts implicitly: convert the inputs explicitly "
                                           "(Cast node, or .astype) to one type first"))
     return found
+
+
+# ---------------------------------------------------------------- memo of accepted calls
+# A kernel's checks cost microseconds; a model calls a kernel with the same few signatures over
+# and over. The memo remembers calls that were *accepted*, keyed by what the checks read: the
+# exact type and shape/dtype of each array and the exact type and value of each other argument.
+# The type is part of the key because equal values of different types get different verdicts
+# (trans_a=1 is accepted, trans_a=1.0 refused, and 1 == 1.0 with one hash). Only the types
+# below take part: their == is value equality, so equal keys mean the same verdict. Refusals
+# are not remembered: they are recomputed (and their messages rebuilt) every time.
+MEMO_SCALARS = frozenset({bool, int, float, str, type(None), np.bool_, np.float16, np.float32,
+                          np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                          np.uint32, np.uint64})
+# Each kernel builds its key inline (_memo_key in mul.py and gemm.py): it runs on every call,
+# and a generic loop over the arguments would cost more than the checks it saves.
+MEMO_SIZE = 1024     # bounded: a long-running caller with endless new shapes starts over
+
+
+class AcceptedCalls(dict):
+    """key -> what the kernel derived from the accepted call (its plan), for one kernel."""
+
+    every: list["AcceptedCalls"] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        AcceptedCalls.every.append(self)
+
+    def remember(self, key: tuple | None, plan: object) -> None:
+        if key is not None:
+            if len(self) >= MEMO_SIZE:
+                self.clear()
+            self[key] = plan
+
+
+def clear_memos() -> None:
+    """Forget every accepted call (tests compare verdicts with those of a fresh process)."""
+    for memo in AcceptedCalls.every:
+        memo.clear()
