@@ -161,7 +161,7 @@ def manifest(started: str) -> dict:
         "python": sys.version,
         "platform": platform.platform(),
         "cpu": _cpu(),
-        "jit": {name: pkgs.get(name, "not installed") for name in ("numba", "llvmlite")},
+        "jit": {name: pkgs.get(name, "not installed") for name in ("llvmlite",)},   # the exact fold's compiler
         "blas": _blas(),
         "packages": pkgs,
         "tools": {"why3": _version(["why3", "--version"]), "z3": _version(["z3", "--version"]),
