@@ -56,7 +56,8 @@ def test_the_committed_tree_matches_its_baseline(tree):
 
 
 def test_mul_body_changed_to_add_is_suspect_with_its_diff(tree):
-    edit(tree / "src/sonnx/ops/mul.py", "out = np.multiply(a, b)", "out = np.add(a, b)")
+    edit(tree / "src/sonnx/ops/mul.py", "    else:                       # integers wrap without a warning; errstate would cost ~1 us\n        out = np.multiply(a, b)",
+         "    else:                       # integers wrap without a warning; errstate would cost ~1 us\n        out = np.add(a, b)")
     found, diffs = suspects_of(tree)
     assert "code:src/sonnx/ops/mul.py:mul changed" in found["MUL-R1"]
     assert set(found) == {"MUL-R1", "MUL-R3", "MUL-R4"}        # the IDs its marker names
@@ -65,15 +66,16 @@ def test_mul_body_changed_to_add_is_suspect_with_its_diff(tree):
 
 
 def test_corrupted_compiled_gemm_fold_is_suspect(tree):
-    edit(tree / "src/sonnx/ops/gemm_fold.py", "si[j] = si[j] + a * b[j]", "si[j] = si[j] - a * b[j]")
+    edit(tree / "src/sonnx/ops/gemm_fold_ir.py", "out.append(b.fadd(acc[r * nvec + v], b.fmul(",
+         "out.append(b.fsub(acc[r * nvec + v], b.fmul(")
     found, _ = suspects_of(tree)
-    assert found == {"GEMM-R7": ["code:src/sonnx/ops/gemm_fold.py:python_fold changed"]}
+    assert found == {"GEMM-R7": ["code:src/sonnx/ops/gemm_fold_ir.py:build changed"]}
 
 
-def test_fastmath_on_the_fold_is_suspect(tree):
-    edit(tree / "src/sonnx/ops/gemm_fold.py", 'JIT_OPTIONS = {"nogil": True}',
-         'JIT_OPTIONS = {"nogil": True, "fastmath": True}')
-    assert list(suspects_of(tree)[0]) == ["GEMM-R7"]
+def test_fma_contraction_on_the_fold_is_suspect(tree):
+    edit(tree / "src/sonnx/ops/gemm_fold_ir.py", "def compile_folds(flags: tuple = (),",
+         'def compile_folds(flags: tuple = ("contract",),')
+    assert suspects_of(tree)[0] == {"GEMM-R7": ["code:src/sonnx/ops/gemm_fold_ir.py:compile_folds changed"]}
 
 
 def test_weakened_mul_postcondition_is_suspect(tree):
@@ -90,7 +92,8 @@ def test_comment_whitespace_and_docstring_edits_are_not_suspect(tree):
          "    # numpy gives a scalar for rank-0 operands (reworded comment)\n\n")
     edit(mul, '"""Element-wise product of two arrays', '"""The element-wise product of two arrays')
     edit(mul, "with np.errstate(all=\"ignore\"):", "with np.errstate( all = \"ignore\" ) :")
-    edit(tree / "src/sonnx/ops/gemm_fold.py", "# rows r0 .. r1-1 of S", "# the rows r0 to r1-1 of S")
+    edit(tree / "src/sonnx/ops/gemm_fold_ir.py", "# s = s + a*b: one rounded product, then one rounded sum",
+         "# s = s + a * b, the product rounded, then the sum (reworded)")
     assert suspects_of(tree)[0] == {}
 
 
