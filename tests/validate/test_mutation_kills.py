@@ -1,0 +1,131 @@
+"""Tests written to kill mutants that survived mutmut's run over src/sonnx/validate/ (issue 11).
+
+Each test pins behaviour a surviving mutant changed: a verdict, a requirement ID, a location,
+an exit status or the structure of the text / JSON / SARIF report. docs/mutation/validate.md
+lists every survivor and the test (or the reason) that accounts for it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from onnx import TensorProto, helper
+
+from sonnx.validate import formats, reader, rules, validate
+from sonnx.validate.report import Finding, Report
+
+from . import models as M
+
+I32 = TensorProto.INT32
+
+
+def _rules(report):
+    return sorted(f.rule for f in report.findings)
+
+
+# --- rules._gemm: the attributes and the opset reach the Gemm rules -------------------------
+
+@pytest.mark.req("GEMM-R6")
+@pytest.mark.parametrize("attr", ["alpha", "beta"])
+def test_integer_gemm_scaled_by_attribute_is_refused(attr):
+    r = validate(M.gemm([2, 3], [3, 4], [2, 4], elem=I32, **{attr: 2.0}))
+    found = [f for f in r.findings if f.rule == "GEMM-R6"]
+    assert len(found) == 1 and f"{attr}=2" in found[0].message
+
+
+@pytest.mark.req("GEMM-R6")
+def test_integer_gemm_without_scaling_attributes_conforms():
+    # the defaults of alpha and beta are 1.0: an integer Gemm that omits them is admissible
+    assert validate(M.gemm([2, 3], [3, 4], [2, 4], elem=I32)).findings == []
+
+
+@pytest.mark.req("GEMM-R5")
+def test_gemm_rules_see_the_imported_opset():
+    # C is optional only from Gemm-11: under opset 9 leaving it out is a finding
+    r = validate(M.gemm([2, 3], [3, 4], None, opset=9))
+    assert any(f.rule == "GEMM-R5" and "requires the input C" in f.message for f in r.findings)
+    assert validate(M.gemm([2, 3], [3, 4], None, opset=13)).findings == []
+
+
+# --- rules.op_version: the profile's version table and onnx's schemas agree -----------------
+# (the mutants that send Mul and Gemm to onnx.defs instead are equivalent because of this; a node
+# in the domain "ai.onnx" never gets there: onnx's checker refuses it without an "ai.onnx" import)
+
+@pytest.mark.req("PROF-R3")
+@pytest.mark.parametrize("op", ["Mul", "Gemm"])
+def test_op_version_agrees_with_onnx_schemas(op):
+    import onnx
+    for opset in range(1, onnx.defs.onnx_opset_version() + 1):
+        assert rules.op_version(op, "", opset) == onnx.defs.get_schema(op, opset, "").since_version
+
+
+# --- reader.read_bytes: the size limits are exact ------------------------------------------
+
+def test_one_byte_file_is_not_called_empty(tmp_path):
+    p = tmp_path / "one.onnx"
+    p.write_bytes(b"\x08")
+    assert reader.read_bytes(p) == b"\x08"
+    e = tmp_path / "empty.onnx"
+    e.write_bytes(b"")
+    with pytest.raises(reader.Unreadable, match="empty file, not an ONNX model"):
+        reader.read_bytes(e)
+
+
+def test_file_of_exactly_the_size_limit_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader, "MAX_BYTES", 4)
+    p = tmp_path / "m.onnx"
+    p.write_bytes(b"abcd")
+    assert reader.read_bytes(p) == b"abcd"
+    p.write_bytes(b"abcde")
+    with pytest.raises(reader.Unreadable, match="5 bytes, over the 2 GiB limit"):
+        reader.read_bytes(p)
+
+
+# --- formats: the text report -----------------------------------------------------------------
+
+def _findings(n, rule="MUL-R1", **kw):
+    return [Finding(rule, f"m{i}", graph="main", node_index=i, op_type="Mul", **kw) for i in range(n)]
+
+
+def test_text_lists_at_most_the_limit_and_counts_the_rest():
+    exact = formats.to_text([Report("a.onnx", findings=_findings(formats.TEXT_PER_RULE))])
+    assert "more (--format json lists all)" not in exact
+    over = formats.to_text([Report("a.onnx", findings=_findings(formats.TEXT_PER_RULE + 3))])
+    assert "    ... and 3 more (--format json lists all)" in over.splitlines()
+
+
+def test_text_shows_op_type_and_version_only_when_known():
+    fs = [Finding("MUL-R1", "both", graph="main", node_index=0, op_type="Mul", op_version=13),
+          Finding("MUL-R1", "type", graph="main", node_index=1, op_type="Mul"),
+          Finding("MUL-R1", "version", graph="main", op_version=13),
+          Finding("MUL-R1", "none", graph="main")]
+    lines = formats.to_text([Report("a.onnx", findings=fs)]).splitlines()
+    assert "    main/Mul_0 (Mul-13): both" in lines
+    assert "    main/Mul_1 (Mul): type" in lines
+    assert "    main: version" in lines
+    assert "    main: none" in lines
+
+
+def test_text_goes_on_after_an_unreadable_model_and_sums_up_two():
+    out = formats.to_text([Report("bad.onnx", error="empty file"), Report("ok.onnx", nodes=1)])
+    assert out.splitlines() == ["bad.onnx: ERROR (not validated): empty file",
+                                "ok.onnx: conforms to the SONNX profile (1 nodes)",
+                                "2 models: 1 conform, 0 with violations, 1 not readable"]
+
+
+def test_text_and_sarif_name_an_unregistered_rule_by_its_id():
+    r = Report("a.onnx", findings=[Finding("X-UNKNOWN", "odd", graph="model")])
+    assert "  [X-UNKNOWN] X-UNKNOWN: 1" in formats.to_text([r]).splitlines()
+    sarif = formats.to_sarif_obj([r])
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[-1] == {"id": "X-UNKNOWN", "shortDescription": {"text": "X-UNKNOWN"}}
+    assert [d["id"] for d in rules].count("X-UNKNOWN") == 1
+    res = sarif["runs"][0]["results"][0]
+    assert res["ruleIndex"] == len(rules) - 1
+    # a finding on the model as a whole is a module in SARIF's logical locations
+    assert res["locations"][0]["logicalLocations"] == [{"fullyQualifiedName": "model", "kind": "module"}]
+
+
+def test_json_and_sarif_are_indented_by_two():
+    r = [Report("a.onnx", findings=_findings(1))]
+    assert formats.to_json(r) == json.dumps(formats.to_json_obj(r), indent=2) + "\n"
+    assert formats.to_sarif(r) == json.dumps(formats.to_sarif_obj(r), indent=2) + "\n"
