@@ -129,3 +129,46 @@ def test_json_and_sarif_are_indented_by_two():
     r = [Report("a.onnx", findings=_findings(1))]
     assert formats.to_json(r) == json.dumps(formats.to_json_obj(r), indent=2) + "\n"
     assert formats.to_sarif(r) == json.dumps(formats.to_sarif_obj(r), indent=2) + "\n"
+
+
+# --- walker: a GRAPHS attribute (a list of graphs) is walked like a GRAPH attribute -----------
+
+def _graphs_model():
+    def branch(name):
+        w = helper.make_tensor("w", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
+        return helper.make_graph([helper.make_node("Mul", ["x", "w"], [name], name="inner")], name,
+                                 [], [M.vi(name, [2, 3])], initializer=[w])
+    node = helper.make_node("Multi", ["x"], ["y"], domain="custom", name="multi")
+    node.attribute.append(helper.make_attribute("bodies", [branch("t"), branch("e")]))
+    return M.model([node], [M.vi("x", [2, 3])], [M.vi("y", [2, 3])],
+                   extra_imports=[helper.make_opsetid("custom", 1)])
+
+
+@pytest.mark.req("MUL-R4")
+def test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path():
+    found = [(f.rule, f.location, f.op_type, f.op_version) for f in validate(_graphs_model()).findings]
+    assert found == [("PROF-R1", "main/multi", "Multi", None),
+                     ("MUL-R4", "main/multi:bodies[0]/inner", "Mul", 13),
+                     ("MUL-R4", "main/multi:bodies[1]/inner", "Mul", 13)]
+
+
+def test_iter_graphs_yields_nested_graphs_of_both_attribute_kinds():
+    from sonnx.validate.walker import iter_graphs
+    assert sorted(g.name for g in iter_graphs(_graphs_model())) == ["e", "g", "t"]
+    assert sorted(g.name for g in iter_graphs(M.if_model([], []))) == ["else", "g", "then"]
+
+
+# --- declarations._declare: outputs and value_info must be static as declared ---------------
+
+@pytest.mark.req("PROF-R2")
+def test_dynamic_declared_output_and_value_info_are_reported_once_where_declared():
+    out = validate(M.mul([2, 3], [2, 3], ["N", 3])).findings
+    assert [(f.rule, f.location) for f in out] == [("PROF-R2", "main/tensor:c")]
+    assert "graph output 'c' (as declared)" in out[0].message
+    m = M.model([helper.make_node("Mul", ["a", "b"], ["t"], name="m1"),
+                 helper.make_node("Mul", ["t", "b"], ["c"], name="m2")],
+                [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])])
+    m.graph.value_info.append(M.vi("t", ["N", 3]))
+    vi = validate(m).findings
+    assert [(f.rule, f.location) for f in vi] == [("PROF-R2", "main/tensor:t")]
+    assert "value_info 't' (as declared)" in vi[0].message
