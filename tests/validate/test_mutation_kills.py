@@ -172,3 +172,44 @@ def test_dynamic_declared_output_and_value_info_are_reported_once_where_declared
     vi = validate(m).findings
     assert [(f.rule, f.location) for f in vi] == [("PROF-R2", "main/tensor:t")]
     assert "value_info 't' (as declared)" in vi[0].message
+
+
+# --- cli._write: a character the stream cannot encode becomes an escape, never an error -------
+
+class _Text:
+    """A text stream without a binary buffer (what a caller may hand in)."""
+    def __init__(self, encoding):
+        self.encoding, self.got = encoding, []
+
+    def write(self, s):
+        s.encode(self.encoding or "utf-8")  # raises like a real stream on an unencodable character
+        self.got.append(s)
+
+    def flush(self):
+        pass
+
+
+class _Binary(_Text):
+    def __init__(self, encoding):
+        super().__init__(encoding)
+        self.buffer = self
+
+    def write(self, b):
+        assert isinstance(b, bytes)
+        self.got.append(b)
+
+
+def test_write_escapes_what_the_stream_cannot_encode():
+    from sonnx.validate.cli import _write
+    t = _Text("ascii")
+    _write(t, "caf\u00e9\n")
+    assert t.got == ["caf\\xe9\n"]
+    b = _Binary("ascii")
+    _write(b, "caf\u00e9\n")
+    assert b.got == [b"caf\\xe9\n"]
+    u = _Binary(None)  # no declared encoding: UTF-8
+    _write(u, "caf\u00e9\n")
+    assert u.got == ["caf\u00e9\n".encode("utf-8")]
+    n = _Text(None)
+    _write(n, "caf\u00e9\n")
+    assert n.got == ["caf\u00e9\n"]
