@@ -213,3 +213,51 @@ def test_write_escapes_what_the_stream_cannot_encode():
     n = _Text(None)
     _write(n, "caf\u00e9\n")
     assert n.got == ["caf\u00e9\n"]
+
+
+# --- declarations._external: optional keys, backslashes, in-memory location -------------------
+
+def _external_only(tmp_path, **entries):
+    """The model of test_soundness with its external entries replaced by ``entries``."""
+    import onnx
+    from .test_soundness import _external_model
+    path = _external_model(tmp_path)
+    m = onnx.load(path, load_external_data=False)
+    info = m.graph.initializer[0].external_data
+    del info[:]
+    for k, v in entries.items():
+        info.add(key=k, value=str(v))
+    onnx.save(m, path)
+    return path
+
+
+def _ir(report):
+    return [(f.graph, f.tensor, f.message) for f in report.findings if f.rule == "ONNX-IR"]
+
+
+def test_external_data_with_location_only_is_read_from_offset_zero(tmp_path):
+    r = validate(_external_only(tmp_path, location="w.bin"))
+    assert r.error is None and r.findings == []
+
+
+def test_external_data_without_length_must_fit_its_dims(tmp_path):
+    path = _external_only(tmp_path, location="w.bin")
+    (tmp_path / "w.bin").write_bytes(b"\0" * 40)  # 3 x 4 float32 need 48 bytes
+    found = _ir(validate(path))
+    assert len(found) == 1 and found[0][:2] == ("main", "w")
+    assert "spans bytes 0 to 48 of 'w.bin', past the end of that file (40 bytes)" in found[0][2]
+
+
+def test_external_location_with_backslash_parent_is_refused(tmp_path):
+    path = _external_only(tmp_path, location="..\\w.bin", length=48)
+    (tmp_path / "..\\w.bin").write_bytes(b"\0" * 48)  # a file of that literal name exists on POSIX
+    found = _ir(validate(path))
+    assert len(found) == 1 and "it must be a relative path inside the model's directory" in found[0][2]
+
+
+def test_external_data_of_an_in_memory_model_is_located_at_its_tensor(tmp_path):
+    import onnx
+    from .test_soundness import _external_model
+    m = onnx.load(_external_model(tmp_path), load_external_data=False)
+    found = [f for f in validate(m).findings if f.rule == "ONNX-IR"]
+    assert [f.location for f in found] == ["main/tensor:w"]
