@@ -261,3 +261,53 @@ def test_external_data_of_an_in_memory_model_is_located_at_its_tensor(tmp_path):
     m = onnx.load(_external_model(tmp_path), load_external_data=False)
     found = [f for f in validate(m).findings if f.rule == "ONNX-IR"]
     assert [f.location for f in found] == ["main/tensor:w"]
+
+
+# --- walker.run: a function's own opset imports are judged where the function is -------------
+
+@pytest.mark.req("PROF-R3")
+def test_function_importing_the_default_domain_twice_is_found_at_the_function():
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"], [helper.make_node("Mul", ["p", "q"], ["r"])],
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
+    m = M.model([helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
+                [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])],
+                functions=[fn], extra_imports=[helper.make_opsetid("local", 1)])
+    found = validate(m).findings
+    assert [(f.rule, f.location) for f in found] == [("PROF-R3", "function:local::F")]
+    assert found[0].message.startswith("model-local function local::F imports the default domain")
+    bad = M.model([helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
+                  [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])],
+                  opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
+    model_level = [(f.rule, f.location) for f in validate(bad).findings if f.rule == "PROF-R3"]
+    assert model_level == [("PROF-R3", "model")]
+
+
+# --- rules.OperatorRules.check: the memo keys on the attributes ------------------------------
+
+@pytest.mark.req("GEMM-R6")
+def test_two_gemms_alike_but_for_alpha_are_judged_apart():
+    n1 = helper.make_node("Gemm", ["a", "b"], ["y1"], name="g1")
+    n2 = helper.make_node("Gemm", ["a", "b"], ["y2"], name="g2", alpha=2.0)
+    m = M.model([n1, n2], [M.vi("a", [2, 3], I32), M.vi("b", [3, 4], I32)],
+                [M.vi("y1", [2, 4], I32), M.vi("y2", [2, 4], I32)])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [("GEMM-R6", "main/g2")]
+
+
+@pytest.mark.req("PROF-R1")
+def test_no_registered_operator_shares_a_name_across_domains():
+    # why rules.op_version may look a schema up without its domain (an equivalent mutant)
+    import onnx
+    names = {(s.domain, s.name) for s in onnx.defs.get_all_schemas_with_history()}
+    default = {n for d, n in names if d == ""}
+    assert not [(d, n) for d, n in names if d != "" and n in default]
+
+
+# --- formats._title and report.node_label: requirement titles, unnamed nodes -----------------
+
+def test_text_groups_carry_the_requirement_title():
+    out = formats.to_text([Report("a.onnx", findings=_findings(1))])
+    assert "  [MUL-R1] Same shape: 1" in out.splitlines()
+
+
+def test_unnamed_node_without_op_type_is_labelled_node():
+    assert Finding("ONNX-CHECKER", "x", graph="main", node_index=4).location == "main/node_4"
