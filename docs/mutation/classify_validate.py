@@ -1,0 +1,186 @@
+"""Writes docs/mutation/validate.md from a mutmut 3 run over src/sonnx/validate/.
+
+usage (in the directory where mutmut ran, with the project's venv):
+    python docs/mutation/classify_validate.py FIRST_SURVIVORS.txt > docs/mutation/validate.md
+FIRST_SURVIVORS.txt lists the mutants that survived before tests/validate/test_mutation_kills.py
+existed (one name a line); a name in it that is killed now is reported as killed by that file.
+Every other survivor is classified by CLASSES below: one reason per function or per group of
+mutant numbers, written after reading each mutant's diff (`mutmut show NAME`)."""
+from __future__ import annotations
+
+import glob
+import json
+import re
+import sys
+
+EQ, MSG, ONNX, OPEN = "equivalent", "message/help text only", "behind onnx's checker", "not killed"
+
+# function (module.x_name, as mutmut names it) -> [(mutant numbers or None for all, category, why)]
+CLASSES: dict[str, list] = {
+    # ---- cli
+    "cli.x_add_parser": [(None, MSG, "argparse help, description and metavar strings: --help text only")],
+    "cli.x__write": [
+        ({7}, EQ, "every stream written to (sys.stdout, sys.stderr, an open file) has an encoding attribute"),
+        ({11}, EQ, "codec names are case-insensitive: 'UTF-8' is 'utf-8'"),
+    ],
+    "cli.x__cmd_validate": [
+        ({10, 13}, OPEN, "open(-o FILE) with the locale's encoding instead of UTF-8: identical under the "
+                         "UTF-8 locale of the test machine and CI; differs only under a non-UTF-8 locale"),
+        ({17}, EQ, "codec names are case-insensitive: 'UTF-8' is 'utf-8'"),
+        ({20, 21, 25, 26, 27, 35}, MSG, "the stderr message for an unwritable -o FILE (exit status 2 unchanged)"),
+    ],
+    # ---- reader
+    "reader.x_read_bytes": [
+        ({1, 7, 8, 11, 14, 17, 18, 19, 20, 21, 28, 29}, MSG,
+         "the text of an Unreadable error (the model stays unreadable, exit status 2)"),
+    ],
+    # ---- formats
+    "formats.x__title": [],
+    # ---- rules
+    "rules.xǁOperatorRulesǁcheck": [
+        ({7}, EQ, "attrs is always a dict: an empty one sorts to () like the else branch"),
+        ({10, 11}, EQ, "the memo is a cache only: with it disabled every verdict is recomputed, the same"),
+    ],
+    "rules.x_op_version": [
+        ({4, 5, 6, 7}, EQ, "Mul and Gemm then take onnx.defs' since_version, which equals the profile's "
+                           "table at every opset (test_op_version_agrees_with_onnx_schemas); a node in "
+                           "domain 'ai.onnx' never reaches here: the checker refuses it without an "
+                           "'ai.onnx' import"),
+        ({17}, EQ, "no operator registered in a non-default domain shares its name with a default-domain "
+                   "operator (test_no_registered_operator_shares_a_name_across_domains), so the lookup "
+                   "without domain fails exactly when the one with it does"),
+    ],
+    # ---- text
+    "text.x_decode": [(None, EQ, "codec names are case-insensitive: 'UTF-8' is 'utf-8'")],
+    "text.x_shown_path": [(None, EQ, "codec names are case-insensitive: 'UTF-8' is 'utf-8'")],
+    "text.x_path_uri": [
+        ({7}, EQ, "'/' is urllib.parse.quote's default safe set"),
+        ({8}, EQ, "'X' is unreserved and never quoted: safe='XX/XX' is safe='/'"),
+    ],
+    "text.x__escape": [
+        ({3, 4}, EQ, "U+0100 (Latin A with macron, category Lu) is never escaped: _needs_escape "
+                     "accepts only C*, Zl and Zp"),
+        ({7, 8}, EQ, "U+10000 (Linear B syllable, category Lo) is never escaped (same reason)"),
+    ],
+    # ---- walker
+    "walker.xǁWalkerǁ__init__": [
+        (None, EQ, "the only caller (api.validate) passes types_known=True explicitly"),
+    ],
+    "walker.xǁWalkerǁ_visit": [
+        ({3, 4}, EQ, "the PROF-R1 memo is a cache only: recomputing gives the same violations"),
+        ({28, 29}, MSG, "the hint appended to a PROF-R1 message for a call of a model-local function"),
+    ],
+    # ---- subinfer
+    "subinfer.x_free_names": [
+        (None, EQ, "the empty name (an absent optional input) has no outer type: outer_types skips "
+                   "a name whose lookup gives None, so keeping it in the set changes nothing"),
+    ],
+    "subinfer.x_infer_body": [
+        ({8, 9, 10}, EQ, "the name of the throw-away graph given to shape inference is never read back"),
+        ({26}, EQ, "check_type=False is infer_shapes' default"),
+        ({27}, EQ, "strict_mode=False is infer_shapes' default"),
+    ],
+}
+
+
+KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py written against it
+    "cli.x__write": "test_write_escapes_what_the_stream_cannot_encode",
+    "reader.x_read_bytes": "test_one_byte_file_is_not_called_empty, test_file_of_exactly_the_size_limit_is_read",
+    "formats.x_to_text": "test_text_lists_at_most_the_limit_and_counts_the_rest, "
+                         "test_text_shows_op_type_and_version_only_when_known, "
+                         "test_text_goes_on_after_an_unreadable_model_and_sums_up_two",
+    "formats.x__title": "test_text_groups_carry_the_requirement_title, "
+                        "test_text_and_sarif_name_an_unregistered_rule_by_its_id",
+    "formats.x_to_json": "test_json_and_sarif_are_indented_by_two",
+    "formats.x_to_sarif": "test_json_and_sarif_are_indented_by_two",
+    "formats.x__rule_descriptors": "test_text_and_sarif_name_an_unregistered_rule_by_its_id",
+    "formats.x_to_sarif_obj": "test_text_and_sarif_name_an_unregistered_rule_by_its_id",
+    "rules.x__gemm": "test_integer_gemm_scaled_by_attribute_is_refused, "
+                     "test_integer_gemm_without_scaling_attributes_conforms, test_gemm_rules_see_the_imported_opset",
+    "rules.xǁOperatorRulesǁcheck": "test_two_gemms_alike_but_for_alpha_are_judged_apart",
+    "report.x_node_label": "test_unnamed_node_without_op_type_is_labelled_node",
+    "walker.xǁWalkerǁ_visit": "test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path",
+    "walker.x_iter_graphs": "test_iter_graphs_yields_nested_graphs_of_both_attribute_kinds",
+    "walker.xǁWalkerǁrun": "test_function_importing_the_default_domain_twice_is_found_at_the_function",
+    "declarations.xǁ_Checkerǁ_external": "test_external_data_* (4 tests)",
+    "declarations.xǁ_Checkerǁ_declare": "test_dynamic_declared_output_and_value_info_are_reported_once_where_declared",
+}
+
+
+def _load():
+    out = {}
+    for meta in sorted(glob.glob("mutants/src/sonnx/validate/*.py.meta")):
+        out.update(json.load(open(meta))["exit_code_by_key"])
+    return out
+
+
+def _split(name: str):
+    m = re.match(r"sonnx\.validate\.(\w+)\.(.+)__mutmut_(\d+)$", name)
+    return f"{m.group(1)}.{m.group(2)}", int(m.group(3))
+
+
+def _classify(name: str):
+    func, num = _split(name)
+    for nums, cat, why in CLASSES.get(func, []):
+        if nums is None or num in nums:
+            return cat, why
+    return OPEN, "not analysed in the time of this run"
+
+
+def main(first_path: str) -> None:
+    codes = _load()
+    first = {l.strip() for l in open(first_path) if l.strip()}
+    killed = [k for k, c in codes.items() if c in (1, 3)]
+    survived = [k for k, c in codes.items() if c == 0]
+    not_run = [k for k, c in codes.items() if c is None]
+    other = [k for k, c in codes.items() if c not in (0, 1, 3, None)]
+    new_kills = sorted(k for k in killed if k in first)
+    rows: dict[str, list] = {}
+    for k in survived:
+        cat, why = _classify(k)
+        rows.setdefault(cat, []).append((k, why))
+    run = len(killed) + len(survived) + len(other)
+    eq = len(rows.get(EQ, []))
+    p = print
+    p("# Mutation testing of `src/sonnx/validate/` (issue 11)\n")
+    p("Generated by `docs/mutation/classify_validate.py` from mutmut 3.8.1's results "
+      "(`[tool.mutmut]` of pyproject.toml: the tests of tests/validate/ without the fuzz, generated, "
+      "subprocess, thousand-node and planted-fault ones). Status codes as mutmut reports them.\n")
+    p(f"- mutants: {len(codes)}; run: {run}; **not run: {len(not_run)}**")
+    p(f"- killed: {len(killed)} ({100 * len(killed) / run:.1f}% of those run), of which "
+      f"{len(new_kills)} by tests/validate/test_mutation_kills.py")
+    p(f"- survived: {len(survived)}; other (no tests / timeout / suspicious): {len(other)}")
+    p(f"- score with the {eq} equivalent survivors left out: "
+      f"{100 * len(killed) / max(1, run - eq):.1f}%\n")
+    p("| category | survivors |\n|---|---|")
+    for cat in (EQ, MSG, ONNX, OPEN):
+        p(f"| {cat} | {len(rows.get(cat, []))} |")
+    p("")
+    for cat in (EQ, MSG, ONNX, OPEN):
+        got = rows.get(cat, [])
+        if not got:
+            continue
+        p(f"## {cat} ({len(got)})\n")
+        for k, why in sorted(got):
+            p(f"- `{k.removeprefix('sonnx.validate.')}`: {why}")
+        p("")
+    p(f"## killed by new tests ({len(new_kills)})\n")
+    for k in new_kills:
+        p(f"- `{k.removeprefix('sonnx.validate.')}`: {KILLS.get(_split(k)[0], 'a test of test_mutation_kills.py')}")
+    p("")
+    if other:
+        p(f"## other statuses ({len(other)})\n")
+        for k in sorted(other):
+            p(f"- `{k.removeprefix('sonnx.validate.')}`: exit code {codes[k]}")
+        p("")
+    if not_run:
+        p(f"## not run ({len(not_run)})\n")
+        by: dict[str, int] = {}
+        for k in not_run:
+            by[_split(k)[0]] = by.get(_split(k)[0], 0) + 1
+        for f, n in sorted(by.items()):
+            p(f"- `{f}`: {n}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
