@@ -62,6 +62,31 @@ CLASSES: dict[str, list] = {
                      "accepts only C*, Zl and Zp"),
         ({7, 8}, EQ, "U+10000 (Linear B syllable, category Lo) is never escaped (same reason)"),
     ],
+    # ---- types
+    "types.x_type_proto_of": [
+        ({11, 12}, EQ, "'undefined'.upper() is 'UNDEFINED', and a name TensorProto lacks falls back to "
+                       "UNDEFINED too: both give TensorProto.UNDEFINED for an unknown element type"),
+    ],
+    "walker.xǁWalkerǁ_walk_subgraph": [
+        (set(range(4, 26)), OPEN, "typing of untyped Loop-carried body inputs from the Loop's inputs: "
+                                  "no visible effect found (the untyped input still gets PROF-R2 'no "
+                                  "known rank' and a Mul on it is not judged); left for the lead"),
+    ],
+    "walker.xǁWalkerǁ_walk_call": [
+        ({16}, EQ, "no scope records a tensor named '' (an omitted optional input), so lookup('') "
+                   "gives None, as the else branch does"),
+        ({20}, EQ, "a finer memo key (attributes kept for a function without attributes) only walks "
+                   "a body again: the findings are the same"),
+        ({3, 5, 6, 38}, OPEN, "the recursion / depth-32 guard: differs only for recursive functions "
+                              "(which onnx's checker refuses, so the verdict stays 'violations') or "
+                              "call chains deeper than 32"),
+    ],
+    "walker.xǁWalkerǁ_walk_body": [
+        ({2}, EQ, "the name of the body graph is never read: findings use the call-site path"),
+        ({22}, ONNX, "'and' takes the model's default-domain version instead of the function's: they "
+                     "differ only when the checker refuses the model ('Opset import for domain in "
+                     "function op ... is not compatible'), so the verdict stays 'violations'"),
+    ],
     # ---- walker
     "walker.xǁWalkerǁ__init__": [
         (None, EQ, "the only caller (api.validate) passes types_known=True explicitly"),
@@ -99,6 +124,7 @@ KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py writ
                      "test_integer_gemm_without_scaling_attributes_conforms, test_gemm_rules_see_the_imported_opset",
     "rules.xǁOperatorRulesǁcheck": "test_two_gemms_alike_but_for_alpha_are_judged_apart",
     "report.x_node_label": "test_unnamed_node_without_op_type_is_labelled_node",
+    "walker.xǁWalkerǁ_walk_body": "test_function_importing_no_default_domain_is_walked_at_its_call",
     "walker.xǁWalkerǁ_visit": "test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path",
     "walker.x_iter_graphs": "test_iter_graphs_yields_nested_graphs_of_both_attribute_kinds",
     "walker.xǁWalkerǁrun": "test_function_importing_the_default_domain_twice_is_found_at_the_function",

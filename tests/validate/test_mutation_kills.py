@@ -311,3 +311,20 @@ def test_text_groups_carry_the_requirement_title():
 
 def test_unnamed_node_without_op_type_is_labelled_node():
     assert Finding("ONNX-CHECKER", "x", graph="main", node_index=4).location == "main/node_4"
+
+
+# --- walker._walk_body: a function without a default-domain import is still walked ------------
+
+@pytest.mark.req("PROF-R1")
+def test_function_importing_no_default_domain_is_walked_at_its_call():
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"],
+                              [helper.make_node("G", ["p", "q"], ["r"], domain="other", name="gb")],
+                              opset_imports=[helper.make_opsetid("other", 1)])
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name="call")
+    m = M.model([call], [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("y", [2, 3])], functions=[fn],
+                extra_imports=[helper.make_opsetid("local", 1), helper.make_opsetid("other", 1)])
+    r = validate(m)
+    assert r.error is None
+    assert [(f.rule, f.location) for f in r.findings] == [
+        ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/gb"),
+        ("PROF-R2", "main/call:local::F/gb/tensor:r")]
