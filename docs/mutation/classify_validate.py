@@ -72,6 +72,10 @@ CLASSES: dict[str, list] = {
                                   "no visible effect found (the untyped input still gets PROF-R2 'no "
                                   "known rank' and a Mul on it is not judged); left for the lead"),
     ],
+    "walker.xǁWalkerǁrun": [
+        ({9}, EQ, "graph='model' is Finding's default"),
+        ({15}, EQ, "require_default=None is falsy like False"),
+    ],
     "walker.xǁWalkerǁ_walk_call": [
         ({16}, EQ, "no scope records a tensor named '' (an omitted optional input), so lookup('') "
                    "gives None, as the else branch does"),
@@ -94,6 +98,11 @@ CLASSES: dict[str, list] = {
     "walker.xǁWalkerǁ_visit": [
         ({3, 4}, EQ, "the PROF-R1 memo is a cache only: recomputing gives the same violations"),
         ({28, 29}, MSG, "the hint appended to a PROF-R1 message for a call of a model-local function"),
+        ({93}, ONNX, "a Constant's attribute of type SPARSE_TENSOR not named sparse_value (or a "
+                     "sparse_value of another type) is refused by the checker (Constant's schema)"),
+        ({86, 87}, OPEN, "only a non-Constant node with an attribute named sparse_value of type "
+                         "SPARSE_TENSOR (a custom operator: PROF-R1 already) would have its output "
+                         "typed sparse; the verdict stays 'violations'"),
     ],
     # ---- subinfer
     "subinfer.x_free_names": [
@@ -125,6 +134,7 @@ KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py writ
     "rules.xǁOperatorRulesǁcheck": "test_two_gemms_alike_but_for_alpha_are_judged_apart",
     "report.x_node_label": "test_unnamed_node_without_op_type_is_labelled_node",
     "walker.xǁWalkerǁ_walk_body": "test_function_importing_no_default_domain_is_walked_at_its_call",
+    "walker.xǁWalkerǁ_visit__75": "test_function_importing_no_default_domain_is_walked_at_its_call",
     "walker.xǁWalkerǁ_visit": "test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path",
     "walker.x_iter_graphs": "test_iter_graphs_yields_nested_graphs_of_both_attribute_kinds",
     "walker.xǁWalkerǁrun": "test_function_importing_the_default_domain_twice_is_found_at_the_function",

@@ -280,6 +280,7 @@ def test_function_importing_the_default_domain_twice_is_found_at_the_function():
                   opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
     model_level = [(f.rule, f.location) for f in validate(bad).findings if f.rule == "PROF-R3"]
     assert model_level == [("PROF-R3", "model")]
+    assert all(f.message.startswith("the model imports") for f in validate(bad).findings if f.rule == "PROF-R3")
 
 
 # --- rules.OperatorRules.check: the memo keys on the attributes ------------------------------
@@ -316,15 +317,17 @@ def test_unnamed_node_without_op_type_is_labelled_node():
 # --- walker._walk_body: a function without a default-domain import is still walked ------------
 
 @pytest.mark.req("PROF-R1")
-def test_function_importing_no_default_domain_is_walked_at_its_call():
+@pytest.mark.parametrize("name", ["call", ""])
+def test_function_importing_no_default_domain_is_walked_at_its_call(name):
     fn = helper.make_function("local", "F", ["p", "q"], ["r"],
                               [helper.make_node("G", ["p", "q"], ["r"], domain="other", name="gb")],
                               opset_imports=[helper.make_opsetid("other", 1)])
-    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name="call")
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name=name)
     m = M.model([call], [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("y", [2, 3])], functions=[fn],
                 extra_imports=[helper.make_opsetid("local", 1), helper.make_opsetid("other", 1)])
     r = validate(m)
     assert r.error is None
+    label = name or "F_0"  # an unnamed call is labelled by its index
     assert [(f.rule, f.location) for f in r.findings] == [
-        ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/gb"),
-        ("PROF-R2", "main/call:local::F/gb/tensor:r")]
+        ("PROF-R1", f"main/{label}"), ("PROF-R1", f"main/{label}:local::F/gb"),
+        ("PROF-R2", f"main/{label}:local::F/gb/tensor:r")]
