@@ -331,3 +331,38 @@ def test_function_importing_no_default_domain_is_walked_at_its_call(name):
     assert [(f.rule, f.location) for f in r.findings] == [
         ("PROF-R1", f"main/{label}"), ("PROF-R1", f"main/{label}:local::F/gb"),
         ("PROF-R2", f"main/{label}:local::F/gb/tensor:r")]
+
+
+# --- walker._walk_graph: where tensors are reported, omitted optional inputs -------------------
+
+def _where(report):
+    return [(f.rule, f.location, f.node_index, f.op_version) for f in report.findings]
+
+
+@pytest.mark.req("PROF-R2")
+def test_dynamic_output_of_a_judged_mul_is_reported_at_the_node():
+    assert _where(validate(M.mul(["N", 3], ["N", 3], ["N", 3]))) == [
+        ("PROF-R2", "main/tensor:a", None, None), ("PROF-R2", "main/tensor:b", None, None),
+        ("PROF-R2", "main/mul/tensor:c", 0, 13)]
+
+
+@pytest.mark.req("PROF-R2")
+def test_empty_initializer_is_reported_at_its_tensor():
+    import numpy as np
+    from onnx import numpy_helper
+    w = numpy_helper.from_array(np.zeros((0, 3), np.float32), "w")
+    m = M.model([helper.make_node("Mul", ["a", "w"], ["c"], name="mul")], [M.vi("a", [0, 3])],
+                [M.vi("c", [0, 3])], initializers=[w])
+    found = validate(m).findings
+    assert _where(validate(m)) == [
+        ("PROF-R2", "main/tensor:w", None, None), ("PROF-R2", "main/tensor:a", None, None),
+        ("PROF-R2", "main/mul/tensor:c", 0, 13)]
+    assert found[0].message.startswith("initializer 'w' has dimension 0 = 0")
+
+
+@pytest.mark.req("GEMM-R5")
+def test_gemm_with_c_omitted_by_an_empty_name_conforms():
+    m = M.model([helper.make_node("Gemm", ["a", "b", ""], ["y"], name="gemm")],
+                [M.vi("a", [2, 3]), M.vi("b", [3, 4])], [M.vi("y", [2, 4])])
+    r = validate(m)
+    assert r.error is None and r.findings == []
