@@ -86,6 +86,19 @@ CLASSES: dict[str, list] = {
         ({161, 162}, EQ, "ok_ids caches entries _tensor already accepted: checking one again finds nothing"),
         ({164}, EQ, "break instead of continue after an accepted output: Mul and Gemm have one output"),
     ],
+    "walker.xǁWalkerǁ_tensor": [
+        ({13, 21, 22, 23}, EQ, "ok_ids caches entries found static: with it unfilled or unread each "
+                               "entry is checked again, with the same result"),
+    ],
+    "walker.xǁWalkerǁ_op_violations": [
+        ({2, 3, 4, 5, 7, 8, 9, 10, 11, 12}, EQ,
+         "self._gemm_ok is False only when sonnx.ops.gemm cannot be imported, never in an installed "
+         "sonnx: the condition and the RuntimeError it guards are never reached"),
+        ({15, 18}, ONNX, "after trailing omitted inputs are trimmed, a None at index 2 needs a 4th input: "
+                         "Mul takes 2 and Gemm 3, the checker refuses more (the verdict is already "
+                         "'violations'; 18 would turn that report into an error)"),
+        ({31}, EQ, "opset is never None here: _walk_graph judges profile operators only when opset is not None"),
+    ],
     "walker.xǁWalkerǁ_walk_call": [
         ({16}, EQ, "no scope records a tensor named '' (an omitted optional input), so lookup('') "
                    "gives None, as the else branch does"),
@@ -146,6 +159,7 @@ KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py writ
     "walker.xǁWalkerǁ_walk_graph": "test_dynamic_output_of_a_judged_mul_is_reported_at_the_node, "
                                    "test_empty_initializer_is_reported_at_its_tensor, "
                                    "test_gemm_with_c_omitted_by_an_empty_name_conforms",
+    "walker.xǁWalkerǁ_tensor": "test_sequence_input_is_a_prof_r2_finding_at_its_tensor",
     "walker.xǁWalkerǁ_walk_body": "test_function_importing_no_default_domain_is_walked_at_its_call",
     "walker.xǁWalkerǁ_visit__75": "test_function_importing_no_default_domain_is_walked_at_its_call",
     "walker.xǁWalkerǁ_visit": "test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path",

@@ -366,3 +366,13 @@ def test_gemm_with_c_omitted_by_an_empty_name_conforms():
                 [M.vi("a", [2, 3]), M.vi("b", [3, 4])], [M.vi("y", [2, 4])])
     r = validate(m)
     assert r.error is None and r.findings == []
+
+
+@pytest.mark.req("PROF-R2")
+def test_sequence_input_is_a_prof_r2_finding_at_its_tensor():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.input.append(helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, [2, 3]))
+    found = validate(m).findings
+    assert [(f.rule, f.location) for f in found] == [("PROF-R2", "main/tensor:s")]
+    assert found[0].message == ("graph input 's' is a sequence, not a tensor; the profile has dense "
+                                "tensors of static shape only")
