@@ -376,3 +376,20 @@ def test_sequence_input_is_a_prof_r2_finding_at_its_tensor():
     assert [(f.rule, f.location) for f in found] == [("PROF-R2", "main/tensor:s")]
     assert found[0].message == ("graph input 's' is a sequence, not a tensor; the profile has dense "
                                 "tensors of static shape only")
+
+
+# --- reader._onnx_finding, walker._version / _node_finding: location and operator fields -------
+
+def test_checker_error_naming_no_node_is_located_at_the_graph():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.output.append(M.vi("zz", [2, 3]))
+    found = [f for f in validate(m).findings if f.rule == "ONNX-CHECKER"]
+    assert [(f.location, f.node_name, f.op_type) for f in found] == [("main", None, None)]
+
+
+@pytest.mark.req("PROF-R1")
+def test_each_operator_finding_carries_its_own_version_and_domain():
+    m = M.model([helper.make_node("Acos", ["a"], ["t"], name="ac"),
+                 helper.make_node("Abs", ["t"], ["c"], name="ab")], [M.vi("a", [2, 3])], [M.vi("c", [2, 3])])
+    assert [(f.rule, f.location, f.op_type, f.domain, f.op_version) for f in validate(m).findings] == [
+        ("PROF-R1", "main/ac", "Acos", "", 7), ("PROF-R1", "main/ab", "Abs", "", 13)]
