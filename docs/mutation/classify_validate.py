@@ -34,6 +34,17 @@ CLASSES: dict[str, list] = {
         ({1, 7, 8, 11, 14, 17, 18, 19, 20, 21, 28, 29}, MSG,
          "the text of an Unreadable error (the model stays unreadable, exit status 2)"),
     ],
+    # ---- declarations
+    "declarations.xǁ_Checkerǁ_agree": [
+        (set(range(22, 28)), MSG, "the advice at the end of the 'declared with different types' message"),
+    ],
+    "declarations.xǁ_Checkerǁrun": [
+        ({3}, EQ, "in_function=None is falsy like False"),
+        ({15, 18}, EQ, "FunctionProto has value_info in every onnx this package allows: getattr's "
+                       "default is never used"),
+        ({23, 31, 32}, MSG, "the 'where' word of a function value_info's message ('value_info'); the "
+                            "graph-input test compares it with 'graph input', which none of these equal"),
+    ],
     # ---- formats
     "formats.x__title": [],
     # ---- rules
@@ -73,6 +84,7 @@ CLASSES: dict[str, list] = {
                                   "known rank' and a Mul on it is not judged); left for the lead"),
     ],
     "walker.xǁWalkerǁrun": [
+        ({31}, EQ, "types_known is always True: the only caller (api.validate) passes it"),
         ({9}, EQ, "graph='model' is Finding's default"),
         ({15}, EQ, "require_default=None is falsy like False"),
     ],
