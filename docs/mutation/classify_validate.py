@@ -177,6 +177,8 @@ KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py writ
     "walker.xǁWalkerǁ_version": "test_each_operator_finding_carries_its_own_version_and_domain",
     "walker.xǁWalkerǁ_node_finding": "test_each_operator_finding_carries_its_own_version_and_domain, "
                                      "test_dynamic_output_of_a_judged_mul_is_reported_at_the_node",
+    "subinfer.x_outer_types": "test_tensors_computed_in_a_branch_from_outer_tensors_have_known_shapes",
+    "subinfer.x_substitute_attributes": "test_every_node_of_a_function_body_is_judged",
     "walker.xǁWalkerǁ_walk_body": "test_function_importing_no_default_domain_is_walked_at_its_call",
     "walker.xǁWalkerǁ_visit__75": "test_function_importing_no_default_domain_is_walked_at_its_call",
     "walker.xǁWalkerǁ_visit": "test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path",

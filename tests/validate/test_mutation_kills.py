@@ -393,3 +393,26 @@ def test_each_operator_finding_carries_its_own_version_and_domain():
                  helper.make_node("Abs", ["t"], ["c"], name="ab")], [M.vi("a", [2, 3])], [M.vi("c", [2, 3])])
     assert [(f.rule, f.location, f.op_type, f.domain, f.op_version) for f in validate(m).findings] == [
         ("PROF-R1", "main/ac", "Acos", "", 7), ("PROF-R1", "main/ab", "Abs", "", 13)]
+
+
+# --- subinfer: outer tensors typed inside a branch, every node of a function body kept --------
+
+@pytest.mark.req("PROF-R2")
+def test_tensors_computed_in_a_branch_from_outer_tensors_have_known_shapes():
+    m = M.if_model([helper.make_node("Mul", ["x", "x"], ["u"], name="m1"),
+                    helper.make_node("Mul", ["u", "x"], ["t"], name="m2")],
+                   [helper.make_node("Mul", ["x", "x"], ["e"], name="m3")])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [("PROF-R1", "main/If_0")]
+
+
+@pytest.mark.req("MUL-R4")
+def test_every_node_of_a_function_body_is_judged():
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"],
+                              [helper.make_node("Identity", ["p"], ["t"], name="id"),
+                               helper.make_node("Mul", ["t", "q"], ["r"], name="mb")],
+                              opset_imports=[helper.make_opsetid("", 13)])
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name="call")
+    m = M.model([call], [M.vi("a", [2, 3]), M.vi("b", [3])], [M.vi("y", [2, 3])], functions=[fn],
+                extra_imports=[helper.make_opsetid("local", 1)])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [
+        ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/id"), ("MUL-R4", "main/call:local::F/mb")]
