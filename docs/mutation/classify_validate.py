@@ -1,9 +1,10 @@
 """Writes docs/mutation/validate.md from a mutmut 3 run over src/sonnx/validate/.
 
 usage (in the directory where mutmut ran, with the project's venv):
-    python docs/mutation/classify_validate.py FIRST_SURVIVORS.txt > docs/mutation/validate.md
-FIRST_SURVIVORS.txt lists the mutants that survived before tests/validate/test_mutation_kills.py
-existed (one name a line); a name in it that is killed now is reported as killed by that file.
+    python docs/mutation/classify_validate.py RECHECK.txt > docs/mutation/validate.md
+mutmut's results are those of the run before tests/validate/test_mutation_kills.py existed.
+RECHECK.txt holds lines "NAME EXIT_CODE" from running that file alone against surviving mutants
+(forked, MUTANT_UNDER_TEST=NAME, as mutmut does); a nonzero code means the new tests kill it.
 Every other survivor is classified by CLASSES below: one reason per function or per group of
 mutant numbers, written after reading each mutant's diff (`mutmut show NAME`)."""
 from __future__ import annotations
@@ -37,6 +38,11 @@ CLASSES: dict[str, list] = {
     # ---- declarations
     "declarations.xǁ_Checkerǁ_agree": [
         (set(range(22, 28)), MSG, "the advice at the end of the 'declared with different types' message"),
+    ],
+    "declarations.xǁ_Checkerǁ_declare": [
+        ({17, 18, 20, 21}, EQ, "these also check graph inputs as declared; the walker reports every "
+                               "non-static graph input at the same (graph, tensor), and api.validate "
+                               "drops a declared finding there (one finding per tensor)"),
     ],
     "declarations.xǁ_Checkerǁrun": [
         ({3}, EQ, "in_function=None is falsy like False"),
@@ -77,6 +83,10 @@ CLASSES: dict[str, list] = {
     "types.x_type_proto_of": [
         ({11, 12}, EQ, "'undefined'.upper() is 'UNDEFINED', and a name TensorProto lacks falls back to "
                        "UNDEFINED too: both give TensorProto.UNDEFINED for an unknown element type"),
+        ({14}, EQ, "element type names (dtypes.name_of_tensor_proto) upper-case to TensorProto enum "
+                   "members, never to a non-int attribute such as DESCRIPTOR"),
+        ({20}, EQ, "onnx.helper.make_tensor_type_proto writes a None dimension as unknown, as the "
+                   "else branch asks"),
     ],
     "walker.xǁWalkerǁ_walk_subgraph": [
         (set(range(4, 26)), OPEN, "typing of untyped Loop-carried body inputs from the Loop's inputs: "
@@ -214,14 +224,16 @@ def _killer(name: str) -> str:
     return KILLS.get(f"{func}__{num}", KILLS.get(func, "a test of test_mutation_kills.py"))
 
 
-def main(first_path: str) -> None:
+def main(recheck_path: str) -> None:
     codes = _load()
-    first = {l.strip() for l in open(first_path) if l.strip()}
+    recheck = dict(l.split() for l in open(recheck_path) if len(l.split()) == 2)
+    new_kills = sorted(k for k, c in recheck.items() if codes.get(k) == 0 and c != "0")
+    for k in new_kills:
+        codes[k] = 1
     killed = [k for k, c in codes.items() if c in (1, 3)]
     survived = [k for k, c in codes.items() if c == 0]
     not_run = [k for k, c in codes.items() if c is None]
     other = [k for k, c in codes.items() if c not in (0, 1, 3, None)]
-    new_kills = sorted(k for k in killed if k in first)
     rows: dict[str, list] = {}
     for k in survived:
         cat, why = _classify(k)
