@@ -133,23 +133,25 @@ def test_json_and_sarif_are_indented_by_two():
 
 # --- walker: a GRAPHS attribute (a list of graphs) is walked like a GRAPH attribute -----------
 
-def _graphs_model():
+def _graphs_model(name="multi"):
     def branch(name):
         w = helper.make_tensor("w", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
         return helper.make_graph([helper.make_node("Mul", ["x", "w"], [name], name="inner")], name,
                                  [], [M.vi(name, [2, 3])], initializer=[w])
-    node = helper.make_node("Multi", ["x"], ["y"], domain="custom", name="multi")
+    node = helper.make_node("Multi", ["x"], ["y"], domain="custom", name=name)
     node.attribute.append(helper.make_attribute("bodies", [branch("t"), branch("e")]))
     return M.model([node], [M.vi("x", [2, 3])], [M.vi("y", [2, 3])],
                    extra_imports=[helper.make_opsetid("custom", 1)])
 
 
 @pytest.mark.req("MUL-R4")
-def test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path():
-    found = [(f.rule, f.location, f.op_type, f.op_version) for f in validate(_graphs_model()).findings]
-    assert found == [("PROF-R1", "main/multi", "Multi", None),
-                     ("MUL-R4", "main/multi:bodies[0]/inner", "Mul", 13),
-                     ("MUL-R4", "main/multi:bodies[1]/inner", "Mul", 13)]
+@pytest.mark.parametrize("name", ["multi", ""])
+def test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path(name):
+    found = [(f.rule, f.location, f.op_type, f.op_version) for f in validate(_graphs_model(name)).findings]
+    label = name or "Multi_0"  # an unnamed node is labelled by its type and index
+    assert found == [("PROF-R1", f"main/{label}", "Multi", None),
+                     ("MUL-R4", f"main/{label}:bodies[0]/inner", "Mul", 13),
+                     ("MUL-R4", f"main/{label}:bodies[1]/inner", "Mul", 13)]
 
 
 def test_iter_graphs_yields_nested_graphs_of_both_attribute_kinds():
