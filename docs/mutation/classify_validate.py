@@ -53,6 +53,12 @@ CLASSES: dict[str, list] = {
         ({80, 116}, OPEN, "differ only for an element type outside _BITS (e.g. STRING) stored "
                           "externally with a length: not tested"),
     ],
+    "declarations.xǁ_Checkerǁ_nodes": [
+        ({17, 18, 19, 20, 21}, MSG, "the advice in the ref_attr_name-outside-a-function message"),
+    ],
+    "declarations.xǁ_Checkerǁ_graph": [
+        ({22, 23, 44, 45, 49}, MSG, "the 'where' words of the disagreement / element-type messages"),
+    ],
     "declarations.xǁ_Checkerǁrun": [
         ({3}, EQ, "in_function=None is falsy like False"),
         ({15, 18}, EQ, "FunctionProto has value_info in every onnx this package allows: getattr's "
@@ -66,6 +72,10 @@ CLASSES: dict[str, list] = {
     "rules.xǁOperatorRulesǁcheck": [
         ({7}, EQ, "attrs is always a dict: an empty one sorts to () like the else branch"),
         ({10, 11}, EQ, "the memo is a cache only: with it disabled every verdict is recomputed, the same"),
+    ],
+    "rules.x_gemm_available": [
+        (None, EQ, "sonnx.ops.gemm always imports in an installed sonnx: the except branch these "
+                   "mutate never runs"),
     ],
     "rules.x_op_version": [
         ({4, 5, 6, 7}, EQ, "Mul and Gemm then take onnx.defs' since_version, which equals the profile's "
@@ -213,6 +223,7 @@ KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py writ
                                          "test_external_data_without_length_must_fit_its_dims, "
                                          "test_external_location_with_backslash_parent_is_refused, "
                                          "test_external_data_of_an_in_memory_model_is_located_at_its_tensor",
+    "declarations.xǁ_Checkerǁ_nodes": "test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path",
     "declarations.xǁ_Checkerǁ_declare": "test_dynamic_declared_output_and_value_info_are_reported_once_where_declared",
 }
 
