@@ -165,6 +165,8 @@ CLASSES: dict[str, list] = {
     ],
     "walker.xǁWalkerǁ_visit": [
         ({3, 4}, EQ, "the PROF-R1 memo is a cache only: recomputing gives the same violations"),
+        ({104}, MSG, "the 'what' phrase of an output's PROF-R2 message"),
+        ({105}, EQ, "_tensor is given ctx here and locates the finding by it; path is not read"),
         ({118, 119, 120}, MSG, "the node label inside the 'what' phrase of an output's PROF-R2 message"),
         ({28, 29}, MSG, "the hint appended to a PROF-R1 message for a call of a model-local function"),
         ({93}, ONNX, "a Constant's attribute of type SPARSE_TENSOR not named sparse_value (or a "
