@@ -269,13 +269,17 @@ def test_external_data_of_an_in_memory_model_is_located_at_its_tensor(tmp_path):
 
 @pytest.mark.req("PROF-R3")
 def test_function_importing_the_default_domain_twice_is_found_at_the_function():
-    fn = helper.make_function("local", "F", ["p", "q"], ["r"], [helper.make_node("Mul", ["p", "q"], ["r"])],
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"],
+                              [helper.make_node("Mul", ["p", "q"], ["t"]),
+                               helper.make_node("Identity", ["t"], ["r"], name="id")],
                               opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
     m = M.model([helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
                 [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])],
                 functions=[fn], extra_imports=[helper.make_opsetid("local", 1)])
     found = validate(m).findings
-    assert [(f.rule, f.location) for f in found] == [("PROF-R3", "function:local::F")]
+    # F is never called: its operators are still judged, at the function, under its own opset
+    assert [(f.rule, f.location, f.op_version) for f in found] == [
+        ("PROF-R3", "function:local::F", None), ("PROF-R1", "function:local::F/id", 13)]
     assert found[0].message.startswith("model-local function local::F imports the default domain")
     bad = M.model([helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
                   [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])],
@@ -289,10 +293,11 @@ def test_function_importing_the_default_domain_twice_is_found_at_the_function():
 
 @pytest.mark.req("GEMM-R6")
 def test_two_gemms_alike_but_for_alpha_are_judged_apart():
-    n1 = helper.make_node("Gemm", ["a", "b"], ["y1"], name="g1")
+    n0 = helper.make_node("Gemm", ["a", "b"], ["y0"], name="g0")
+    n1 = helper.make_node("Gemm", ["a", "b"], ["y1"], name="g1", alpha=1.0)
     n2 = helper.make_node("Gemm", ["a", "b"], ["y2"], name="g2", alpha=2.0)
-    m = M.model([n1, n2], [M.vi("a", [2, 3], I32), M.vi("b", [3, 4], I32)],
-                [M.vi("y1", [2, 4], I32), M.vi("y2", [2, 4], I32)])
+    m = M.model([n0, n1, n2], [M.vi("a", [2, 3], I32), M.vi("b", [3, 4], I32)],
+                [M.vi("y0", [2, 4], I32), M.vi("y1", [2, 4], I32), M.vi("y2", [2, 4], I32)])
     assert [(f.rule, f.location) for f in validate(m).findings] == [("GEMM-R6", "main/g2")]
 
 
