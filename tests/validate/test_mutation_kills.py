@@ -423,3 +423,17 @@ def test_every_node_of_a_function_body_is_judged():
                 extra_imports=[helper.make_opsetid("local", 1)])
     assert [(f.rule, f.location) for f in validate(m).findings] == [
         ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/id"), ("MUL-R4", "main/call:local::F/mb")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_formal_inputs_of_a_function_are_not_judged_again():
+    # a dynamic actual input is reported once, where it is defined (the graph input), not
+    # again as the function's formal input
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"], [helper.make_node("Mul", ["p", "q"], ["r"], name="mb")],
+                              opset_imports=[helper.make_opsetid("", 13)])
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name="call")
+    m = M.model([call], [M.vi("a", ["N", 3]), M.vi("b", ["N", 3])], [M.vi("y", ["N", 3])], functions=[fn],
+                extra_imports=[helper.make_opsetid("local", 1)])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [
+        ("PROF-R2", "main/tensor:a"), ("PROF-R2", "main/tensor:b"), ("PROF-R1", "main/call"),
+        ("PROF-R2", "main/call:local::F/mb/tensor:r"), ("PROF-R2", "main/call/tensor:y")]
