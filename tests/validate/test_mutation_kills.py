@@ -437,3 +437,19 @@ def test_formal_inputs_of_a_function_are_not_judged_again():
     assert [(f.rule, f.location) for f in validate(m).findings] == [
         ("PROF-R2", "main/tensor:a"), ("PROF-R2", "main/tensor:b"), ("PROF-R1", "main/call"),
         ("PROF-R2", "main/call:local::F/mb/tensor:r"), ("PROF-R2", "main/call/tensor:y")]
+
+
+# --- text._clean: text that is not UTF-8 in a repeated field, and in every field after one ----
+
+def test_non_utf8_names_in_repeated_and_later_fields_are_all_listed(tmp_path):
+    m = M.model([helper.make_node("Mul", ["inpxx", "b"], ["c"], name="mul")],
+                [M.vi("inpxx", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])])
+    data = m.SerializeToString()
+    assert data.count(b"inpxx") == 2
+    path = tmp_path / "m.onnx"
+    path.write_bytes(data.replace(b"inpxx", b"in\xffxx"))
+    r = validate(path)
+    found = [f for f in r.findings if f.rule == "ONNX-IR"]
+    assert r.error is None and [f.location for f in found] == ["model"]
+    assert ("2 text field(s) are not UTF-8 (model.graph.node[0].input[0] = 'in\\xffxx', "
+            "model.graph.input[0].name = 'in\\xffxx')") in found[0].message
