@@ -303,7 +303,8 @@ def main(recheck_path: str) -> None:
       "types.py and part of declarations.py). The survivors were then re-checked against "
       "tests/validate/test_mutation_kills.py (each mutant forked with MUTANT_UNDER_TEST set, as "
       "mutmut does; the file passes on the unmutated code): a mutant that file fails is counted "
-      "killed below. Categories: *equivalent* (the behaviour cannot differ, reason given), "
+      "killed below (the lines NAME EXIT_CODE of that re-check are in "
+      "docs/mutation/validate-recheck.txt). Categories: *equivalent* (the behaviour cannot differ, reason given), "
       "*message/help text only* (no verdict, rule ID, location, exit status or JSON/SARIF "
       "structure changes), *behind onnx's checker* (differs only on a model onnx's checker "
       "already refuses), *not killed* (a real gap or not analysed: the reason says which).\n")
