@@ -139,6 +139,10 @@ CLASSES: dict[str, list] = {
                     "the finding by it; path is not read"),
         ({170}, EQ, "sparse_defs is touched only for a sparse tensor, and a Mul/Gemm output is never "
                     "sparse (inference types it dense)"),
+        ({201, 202}, MSG, "the advice at the end of the 'is sparse' PROF-R2 message"),
+        ({25}, EQ, "sparse_defs is touched only for a sparse tensor; this call is for dense initializers"),
+        ({36}, EQ, "_tensor returns before reading path for a sparse tensor (it is judged later, "
+                   "from sparse_defs)"),
         ({164}, EQ, "break instead of continue after an accepted output: Mul and Gemm have one output"),
     ],
     "walker.xǁWalkerǁ_tensor": [
@@ -219,6 +223,14 @@ KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py writ
                      "test_integer_gemm_without_scaling_attributes_conforms, test_gemm_rules_see_the_imported_opset",
     "rules.xǁOperatorRulesǁcheck": "test_two_gemms_alike_but_for_alpha_are_judged_apart",
     "report.x_node_label": "test_unnamed_node_without_op_type_is_labelled_node",
+    "walker.xǁWalkerǁ_walk_graph__207": "test_unconsumed_sparse_tensors_are_reported_where_defined",
+    "walker.xǁWalkerǁ_walk_graph__211": "test_unconsumed_sparse_tensors_are_reported_where_defined",
+    "walker.xǁWalkerǁ_walk_graph__213": "test_unconsumed_sparse_tensors_are_reported_where_defined",
+    "walker.xǁWalkerǁ_walk_graph__214": "test_unconsumed_sparse_tensors_are_reported_where_defined",
+    "walker.xǁWalkerǁ_walk_graph__215": "test_unconsumed_sparse_tensors_are_reported_where_defined",
+    "walker.xǁWalkerǁ_walk_graph__216": "test_unconsumed_sparse_tensors_are_reported_where_defined",
+    "walker.xǁWalkerǁ_walk_graph__217": "test_unconsumed_sparse_tensors_are_reported_where_defined",
+    "walker.xǁWalkerǁ_walk_graph__218": "test_unconsumed_sparse_tensors_are_reported_where_defined",
     "walker.xǁWalkerǁ_walk_graph__113": "test_two_gemms_alike_but_for_alpha_are_judged_apart",
     "text.x__clean": "test_non_utf8_names_in_repeated_and_later_fields_are_all_listed",
     "walker.xǁWalkerǁ_walk_body__53": "test_formal_inputs_of_a_function_are_not_judged_again",

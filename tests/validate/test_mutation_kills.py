@@ -453,3 +453,19 @@ def test_non_utf8_names_in_repeated_and_later_fields_are_all_listed(tmp_path):
     assert r.error is None and [f.location for f in found] == ["model"]
     assert ("2 text field(s) are not UTF-8 (model.graph.node[0].input[0] = 'in\\xffxx', "
             "model.graph.input[0].name = 'in\\xffxx')") in found[0].message
+
+
+# --- walker._walk_graph: sparse tensors no profile operator consumes -------------------------
+
+@pytest.mark.req("PROF-R2")
+def test_unconsumed_sparse_tensors_are_reported_where_defined():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.sparse_initializer.append(M.sparse_tensor("s"))
+    assert _where(validate(m)) == [("PROF-R2", "main/tensor:s", None, None)]
+    k = helper.make_node("Constant", [], ["k"], name="konst", sparse_value=M.sparse_tensor("kv"))
+    m = M.model([k, helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
+                [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])])
+    found = validate(m).findings
+    assert [(f.rule, f.location, f.node_index, f.op_type) for f in found] == [
+        ("PROF-R1", "main/konst", 0, "Constant"), ("PROF-R2", "main/konst/tensor:k", 0, "Constant")]
+    assert found[1].message.startswith("output 'k' of Constant node 'konst' is sparse")
