@@ -1,0 +1,471 @@
+"""Tests written to kill mutants that survived mutmut's run over src/sonnx/validate/ (issue 11).
+
+Each test pins behaviour a surviving mutant changed: a verdict, a requirement ID, a location,
+an exit status or the structure of the text / JSON / SARIF report. docs/mutation/validate.md
+lists every survivor and the test (or the reason) that accounts for it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from onnx import TensorProto, helper
+
+from sonnx.validate import formats, reader, rules, validate
+from sonnx.validate.report import Finding, Report
+
+from . import models as M
+
+I32 = TensorProto.INT32
+
+
+def _rules(report):
+    return sorted(f.rule for f in report.findings)
+
+
+# --- rules._gemm: the attributes and the opset reach the Gemm rules -------------------------
+
+@pytest.mark.req("GEMM-R6")
+@pytest.mark.parametrize("attr", ["alpha", "beta"])
+def test_integer_gemm_scaled_by_attribute_is_refused(attr):
+    r = validate(M.gemm([2, 3], [3, 4], [2, 4], elem=I32, **{attr: 2.0}))
+    found = [f for f in r.findings if f.rule == "GEMM-R6"]
+    assert len(found) == 1 and f"{attr}=2" in found[0].message
+
+
+@pytest.mark.req("GEMM-R6")
+def test_integer_gemm_without_scaling_attributes_conforms():
+    # the defaults of alpha and beta are 1.0: an integer Gemm that omits them is admissible
+    assert validate(M.gemm([2, 3], [3, 4], [2, 4], elem=I32)).findings == []
+
+
+@pytest.mark.req("GEMM-R5")
+def test_gemm_rules_see_the_imported_opset():
+    # C is optional only from Gemm-11: under opset 9 leaving it out is a finding
+    r = validate(M.gemm([2, 3], [3, 4], None, opset=9))
+    assert any(f.rule == "GEMM-R5" and "requires the input C" in f.message for f in r.findings)
+    assert validate(M.gemm([2, 3], [3, 4], None, opset=13)).findings == []
+
+
+# --- rules.op_version: the profile's version table and onnx's schemas agree -----------------
+# (the mutants that send Mul and Gemm to onnx.defs instead are equivalent because of this; a node
+# in the domain "ai.onnx" never gets there: onnx's checker refuses it without an "ai.onnx" import)
+
+@pytest.mark.req("PROF-R3")
+@pytest.mark.parametrize("op", ["Mul", "Gemm"])
+def test_op_version_agrees_with_onnx_schemas(op):
+    import onnx
+    for opset in range(1, onnx.defs.onnx_opset_version() + 1):
+        assert rules.op_version(op, "", opset) == onnx.defs.get_schema(op, opset, "").since_version
+
+
+# --- reader.read_bytes: the size limits are exact ------------------------------------------
+
+def test_one_byte_file_is_not_called_empty(tmp_path):
+    p = tmp_path / "one.onnx"
+    p.write_bytes(b"\x08")
+    assert reader.read_bytes(p) == b"\x08"
+    e = tmp_path / "empty.onnx"
+    e.write_bytes(b"")
+    with pytest.raises(reader.Unreadable, match="empty file, not an ONNX model"):
+        reader.read_bytes(e)
+
+
+def test_file_of_exactly_the_size_limit_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader, "MAX_BYTES", 4)
+    p = tmp_path / "m.onnx"
+    p.write_bytes(b"abcd")
+    assert reader.read_bytes(p) == b"abcd"
+    p.write_bytes(b"abcde")
+    with pytest.raises(reader.Unreadable, match="5 bytes, over the 2 GiB limit"):
+        reader.read_bytes(p)
+
+
+# --- formats: the text report -----------------------------------------------------------------
+
+def _findings(n, rule="MUL-R1", **kw):
+    return [Finding(rule, f"m{i}", graph="main", node_index=i, op_type="Mul", **kw) for i in range(n)]
+
+
+def test_text_lists_at_most_the_limit_and_counts_the_rest():
+    exact = formats.to_text([Report("a.onnx", findings=_findings(formats.TEXT_PER_RULE))])
+    assert "more (--format json lists all)" not in exact
+    over = formats.to_text([Report("a.onnx", findings=_findings(formats.TEXT_PER_RULE + 3))])
+    assert "    ... and 3 more (--format json lists all)" in over.splitlines()
+
+
+def test_text_shows_op_type_and_version_only_when_known():
+    fs = [Finding("MUL-R1", "both", graph="main", node_index=0, op_type="Mul", op_version=13),
+          Finding("MUL-R1", "type", graph="main", node_index=1, op_type="Mul"),
+          Finding("MUL-R1", "version", graph="main", op_version=13),
+          Finding("MUL-R1", "none", graph="main")]
+    lines = formats.to_text([Report("a.onnx", findings=fs)]).splitlines()
+    assert "    main/Mul_0 (Mul-13): both" in lines
+    assert "    main/Mul_1 (Mul): type" in lines
+    assert "    main: version" in lines
+    assert "    main: none" in lines
+
+
+def test_text_goes_on_after_an_unreadable_model_and_sums_up_two():
+    out = formats.to_text([Report("bad.onnx", error="empty file"), Report("ok.onnx", nodes=1)])
+    assert out.splitlines() == ["bad.onnx: ERROR (not validated): empty file",
+                                "ok.onnx: conforms to the SONNX profile (1 nodes)",
+                                "2 models: 1 conform, 0 with violations, 1 not readable"]
+
+
+def test_text_and_sarif_name_an_unregistered_rule_by_its_id():
+    r = Report("a.onnx", findings=[Finding("X-UNKNOWN", "odd", graph="model")])
+    assert "  [X-UNKNOWN] X-UNKNOWN: 1" in formats.to_text([r]).splitlines()
+    sarif = formats.to_sarif_obj([r])
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[-1] == {"id": "X-UNKNOWN", "shortDescription": {"text": "X-UNKNOWN"}}
+    assert [d["id"] for d in rules].count("X-UNKNOWN") == 1
+    res = sarif["runs"][0]["results"][0]
+    assert res["ruleIndex"] == len(rules) - 1
+    # a finding on the model as a whole is a module in SARIF's logical locations
+    assert res["locations"][0]["logicalLocations"] == [{"fullyQualifiedName": "model", "kind": "module"}]
+
+
+def test_json_and_sarif_are_indented_by_two():
+    r = [Report("a.onnx", findings=_findings(1))]
+    assert formats.to_json(r) == json.dumps(formats.to_json_obj(r), indent=2) + "\n"
+    assert formats.to_sarif(r) == json.dumps(formats.to_sarif_obj(r), indent=2) + "\n"
+
+
+# --- walker: a GRAPHS attribute (a list of graphs) is walked like a GRAPH attribute -----------
+
+def _graphs_model(name="multi"):
+    def branch(name):
+        w = helper.make_tensor("w", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
+        return helper.make_graph([helper.make_node("Mul", ["x", "w"], [name], name="inner")], name,
+                                 [], [M.vi(name, [2, 3])], initializer=[w])
+    node = helper.make_node("Multi", ["x"], ["y"], domain="custom", name=name)
+    node.attribute.append(helper.make_attribute("bodies", [branch("t"), branch("e")]))
+    return M.model([node], [M.vi("x", [2, 3])], [M.vi("y", [2, 3])],
+                   extra_imports=[helper.make_opsetid("custom", 1)])
+
+
+@pytest.mark.req("MUL-R4")
+@pytest.mark.parametrize("name", ["multi", ""])
+def test_every_graph_of_a_graphs_attribute_is_judged_at_its_own_path(name):
+    found = [(f.rule, f.location, f.op_type, f.op_version) for f in validate(_graphs_model(name)).findings]
+    label = name or "Multi_0"  # an unnamed node is labelled by its type and index
+    assert found == [("PROF-R1", f"main/{label}", "Multi", None),
+                     ("MUL-R4", f"main/{label}:bodies[0]/inner", "Mul", 13),
+                     ("MUL-R4", f"main/{label}:bodies[1]/inner", "Mul", 13)]
+
+
+def test_iter_graphs_yields_nested_graphs_of_both_attribute_kinds():
+    from sonnx.validate.walker import iter_graphs
+    assert sorted(g.name for g in iter_graphs(_graphs_model())) == ["e", "g", "t"]
+    assert sorted(g.name for g in iter_graphs(M.if_model([], []))) == ["else", "g", "then"]
+
+
+# --- declarations._declare: outputs and value_info must be static as declared ---------------
+
+@pytest.mark.req("PROF-R2")
+def test_dynamic_declared_output_and_value_info_are_reported_once_where_declared():
+    out = validate(M.mul([2, 3], [2, 3], ["N", 3])).findings
+    assert [(f.rule, f.location) for f in out] == [("PROF-R2", "main/tensor:c")]
+    assert "graph output 'c' (as declared)" in out[0].message
+    m = M.model([helper.make_node("Mul", ["a", "b"], ["t"], name="m1"),
+                 helper.make_node("Mul", ["t", "b"], ["c"], name="m2")],
+                [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])])
+    m.graph.value_info.append(M.vi("t", ["N", 3]))
+    vi = validate(m).findings
+    assert [(f.rule, f.location) for f in vi] == [("PROF-R2", "main/tensor:t")]
+    assert "value_info 't' (as declared)" in vi[0].message
+
+
+# --- cli._write: a character the stream cannot encode becomes an escape, never an error -------
+
+class _Text:
+    """A text stream without a binary buffer (what a caller may hand in)."""
+    def __init__(self, encoding):
+        self.encoding, self.got = encoding, []
+
+    def write(self, s):
+        s.encode(self.encoding or "utf-8")  # raises like a real stream on an unencodable character
+        self.got.append(s)
+
+    def flush(self):
+        pass
+
+
+class _Binary(_Text):
+    def __init__(self, encoding):
+        super().__init__(encoding)
+        self.buffer = self
+
+    def write(self, b):
+        assert isinstance(b, bytes)
+        self.got.append(b)
+
+
+def test_write_escapes_what_the_stream_cannot_encode():
+    from sonnx.validate.cli import _write
+    t = _Text("ascii")
+    _write(t, "caf\u00e9\n")
+    assert t.got == ["caf\\xe9\n"]
+    b = _Binary("ascii")
+    _write(b, "caf\u00e9\n")
+    assert b.got == [b"caf\\xe9\n"]
+    u = _Binary(None)  # no declared encoding: UTF-8
+    _write(u, "caf\u00e9\n")
+    assert u.got == ["caf\u00e9\n".encode("utf-8")]
+    n = _Text(None)
+    _write(n, "caf\u00e9\n")
+    assert n.got == ["caf\u00e9\n"]
+
+
+# --- declarations._external: optional keys, backslashes, in-memory location -------------------
+
+def _external_only(tmp_path, **entries):
+    """The model of test_soundness with its external entries replaced by ``entries``."""
+    import onnx
+    from .test_soundness import _external_model
+    path = _external_model(tmp_path)
+    m = onnx.load(path, load_external_data=False)
+    info = m.graph.initializer[0].external_data
+    del info[:]
+    for k, v in entries.items():
+        info.add(key=k, value=str(v))
+    onnx.save(m, path)
+    return path
+
+
+def _ir(report):
+    return [(f.graph, f.tensor, f.message) for f in report.findings if f.rule == "ONNX-IR"]
+
+
+def test_external_data_with_location_only_is_read_from_offset_zero(tmp_path):
+    r = validate(_external_only(tmp_path, location="w.bin"))
+    assert r.error is None and r.findings == []
+
+
+def test_external_data_without_length_must_fit_its_dims(tmp_path):
+    path = _external_only(tmp_path, location="w.bin")
+    (tmp_path / "w.bin").write_bytes(b"\0" * 40)  # 3 x 4 float32 need 48 bytes
+    found = _ir(validate(path))
+    assert len(found) == 1 and found[0][:2] == ("main", "w")
+    assert "spans bytes 0 to 48 of 'w.bin', past the end of that file (40 bytes)" in found[0][2]
+
+
+def test_external_location_with_backslash_parent_is_refused(tmp_path):
+    path = _external_only(tmp_path, location="..\\w.bin", length=48)
+    (tmp_path / "..\\w.bin").write_bytes(b"\0" * 48)  # a file of that literal name exists on POSIX
+    found = _ir(validate(path))
+    assert len(found) == 1 and "it must be a relative path inside the model's directory" in found[0][2]
+
+
+def test_external_data_of_an_in_memory_model_is_located_at_its_tensor(tmp_path):
+    import onnx
+    from .test_soundness import _external_model
+    m = onnx.load(_external_model(tmp_path), load_external_data=False)
+    found = [f for f in validate(m).findings if f.rule == "ONNX-IR"]
+    assert [f.location for f in found] == ["main/tensor:w"]
+
+
+# --- walker.run: a function's own opset imports are judged where the function is -------------
+
+@pytest.mark.req("PROF-R3")
+def test_function_importing_the_default_domain_twice_is_found_at_the_function():
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"],
+                              [helper.make_node("Mul", ["p", "q"], ["t"]),
+                               helper.make_node("Identity", ["t"], ["r"], name="id")],
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
+    m = M.model([helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
+                [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])],
+                functions=[fn], extra_imports=[helper.make_opsetid("local", 1)])
+    found = validate(m).findings
+    # F is never called: its operators are still judged, at the function, under its own opset
+    assert [(f.rule, f.location, f.op_version) for f in found] == [
+        ("PROF-R3", "function:local::F", None), ("PROF-R1", "function:local::F/id", 13)]
+    assert found[0].message.startswith("model-local function local::F imports the default domain")
+    bad = M.model([helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
+                  [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])],
+                  opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
+    model_level = [(f.rule, f.location) for f in validate(bad).findings if f.rule == "PROF-R3"]
+    assert model_level == [("PROF-R3", "model")]
+    assert all(f.message.startswith("the model imports") for f in validate(bad).findings if f.rule == "PROF-R3")
+
+
+# --- rules.OperatorRules.check: the memo keys on the attributes ------------------------------
+
+@pytest.mark.req("GEMM-R6")
+def test_two_gemms_alike_but_for_alpha_are_judged_apart():
+    n0 = helper.make_node("Gemm", ["a", "b"], ["y0"], name="g0")
+    n1 = helper.make_node("Gemm", ["a", "b"], ["y1"], name="g1", alpha=1.0)
+    n2 = helper.make_node("Gemm", ["a", "b"], ["y2"], name="g2", alpha=2.0)
+    m = M.model([n0, n1, n2], [M.vi("a", [2, 3], I32), M.vi("b", [3, 4], I32)],
+                [M.vi("y0", [2, 4], I32), M.vi("y1", [2, 4], I32), M.vi("y2", [2, 4], I32)])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [("GEMM-R6", "main/g2")]
+
+
+@pytest.mark.req("PROF-R1")
+def test_no_registered_operator_shares_a_name_across_domains():
+    # why rules.op_version may look a schema up without its domain (an equivalent mutant)
+    import onnx
+    names = {(s.domain, s.name) for s in onnx.defs.get_all_schemas_with_history()}
+    default = {n for d, n in names if d == ""}
+    assert not [(d, n) for d, n in names if d != "" and n in default]
+
+
+# --- formats._title and report.node_label: requirement titles, unnamed nodes -----------------
+
+def test_text_groups_carry_the_requirement_title():
+    out = formats.to_text([Report("a.onnx", findings=_findings(1))])
+    assert "  [MUL-R1] Same shape: 1" in out.splitlines()
+
+
+def test_unnamed_node_without_op_type_is_labelled_node():
+    assert Finding("ONNX-CHECKER", "x", graph="main", node_index=4).location == "main/node_4"
+
+
+# --- walker._walk_body: a function without a default-domain import is still walked ------------
+
+@pytest.mark.req("PROF-R1")
+@pytest.mark.parametrize("name", ["call", ""])
+def test_function_importing_no_default_domain_is_walked_at_its_call(name):
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"],
+                              [helper.make_node("G", ["p", "q"], ["r"], domain="other", name="gb")],
+                              opset_imports=[helper.make_opsetid("other", 1)])
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name=name)
+    m = M.model([call], [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("y", [2, 3])], functions=[fn],
+                extra_imports=[helper.make_opsetid("local", 1), helper.make_opsetid("other", 1)])
+    r = validate(m)
+    assert r.error is None
+    label = name or "F_0"  # an unnamed call is labelled by its index
+    assert [(f.rule, f.location) for f in r.findings] == [
+        ("PROF-R1", f"main/{label}"), ("PROF-R1", f"main/{label}:local::F/gb"),
+        ("PROF-R2", f"main/{label}:local::F/gb/tensor:r")]
+
+
+# --- walker._walk_graph: where tensors are reported, omitted optional inputs -------------------
+
+def _where(report):
+    return [(f.rule, f.location, f.node_index, f.op_version) for f in report.findings]
+
+
+@pytest.mark.req("PROF-R2")
+def test_dynamic_output_of_a_judged_mul_is_reported_at_the_node():
+    assert _where(validate(M.mul(["N", 3], ["N", 3], ["N", 3]))) == [
+        ("PROF-R2", "main/tensor:a", None, None), ("PROF-R2", "main/tensor:b", None, None),
+        ("PROF-R2", "main/mul/tensor:c", 0, 13)]
+
+
+@pytest.mark.req("PROF-R2")
+def test_empty_initializer_is_reported_at_its_tensor():
+    import numpy as np
+    from onnx import numpy_helper
+    w = numpy_helper.from_array(np.zeros((0, 3), np.float32), "w")
+    m = M.model([helper.make_node("Mul", ["a", "w"], ["c"], name="mul")], [M.vi("a", [0, 3])],
+                [M.vi("c", [0, 3])], initializers=[w])
+    found = validate(m).findings
+    assert _where(validate(m)) == [
+        ("PROF-R2", "main/tensor:w", None, None), ("PROF-R2", "main/tensor:a", None, None),
+        ("PROF-R2", "main/mul/tensor:c", 0, 13)]
+    assert found[0].message.startswith("initializer 'w' has dimension 0 = 0")
+
+
+@pytest.mark.req("GEMM-R5")
+def test_gemm_with_c_omitted_by_an_empty_name_conforms():
+    m = M.model([helper.make_node("Gemm", ["a", "b", ""], ["y"], name="gemm")],
+                [M.vi("a", [2, 3]), M.vi("b", [3, 4])], [M.vi("y", [2, 4])])
+    r = validate(m)
+    assert r.error is None and r.findings == []
+
+
+@pytest.mark.req("PROF-R2")
+def test_sequence_input_is_a_prof_r2_finding_at_its_tensor():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.input.append(helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, [2, 3]))
+    found = validate(m).findings
+    assert [(f.rule, f.location) for f in found] == [("PROF-R2", "main/tensor:s")]
+    assert found[0].message == ("graph input 's' is a sequence, not a tensor; the profile has dense "
+                                "tensors of static shape only")
+
+
+# --- reader._onnx_finding, walker._version / _node_finding: location and operator fields -------
+
+def test_checker_error_naming_no_node_is_located_at_the_graph():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.output.append(M.vi("zz", [2, 3]))
+    found = [f for f in validate(m).findings if f.rule == "ONNX-CHECKER"]
+    assert [(f.location, f.node_name, f.op_type) for f in found] == [("main", None, None)]
+
+
+@pytest.mark.req("PROF-R1")
+def test_each_operator_finding_carries_its_own_version_and_domain():
+    m = M.model([helper.make_node("Acos", ["a"], ["t"], name="ac"),
+                 helper.make_node("Abs", ["t"], ["c"], name="ab")], [M.vi("a", [2, 3])], [M.vi("c", [2, 3])])
+    assert [(f.rule, f.location, f.op_type, f.domain, f.op_version) for f in validate(m).findings] == [
+        ("PROF-R1", "main/ac", "Acos", "", 7), ("PROF-R1", "main/ab", "Abs", "", 13)]
+
+
+# --- subinfer: outer tensors typed inside a branch, every node of a function body kept --------
+
+@pytest.mark.req("PROF-R2")
+def test_tensors_computed_in_a_branch_from_outer_tensors_have_known_shapes():
+    m = M.if_model([helper.make_node("Mul", ["x", "x"], ["u"], name="m1"),
+                    helper.make_node("Mul", ["u", "x"], ["t"], name="m2")],
+                   [helper.make_node("Mul", ["x", "x"], ["e"], name="m3")])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [("PROF-R1", "main/If_0")]
+
+
+@pytest.mark.req("MUL-R4")
+def test_every_node_of_a_function_body_is_judged():
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"],
+                              [helper.make_node("Identity", ["p"], ["t"], name="id"),
+                               helper.make_node("Mul", ["t", "q"], ["r"], name="mb")],
+                              opset_imports=[helper.make_opsetid("", 13)])
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name="call")
+    m = M.model([call], [M.vi("a", [2, 3]), M.vi("b", [3])], [M.vi("y", [2, 3])], functions=[fn],
+                extra_imports=[helper.make_opsetid("local", 1)])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [
+        ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/id"), ("MUL-R4", "main/call:local::F/mb")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_formal_inputs_of_a_function_are_not_judged_again():
+    # a dynamic actual input is reported once, where it is defined (the graph input), not
+    # again as the function's formal input
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"], [helper.make_node("Mul", ["p", "q"], ["r"], name="mb")],
+                              opset_imports=[helper.make_opsetid("", 13)])
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name="call")
+    m = M.model([call], [M.vi("a", ["N", 3]), M.vi("b", ["N", 3])], [M.vi("y", ["N", 3])], functions=[fn],
+                extra_imports=[helper.make_opsetid("local", 1)])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [
+        ("PROF-R2", "main/tensor:a"), ("PROF-R2", "main/tensor:b"), ("PROF-R1", "main/call"),
+        ("PROF-R2", "main/call:local::F/mb/tensor:r"), ("PROF-R2", "main/call/tensor:y")]
+
+
+# --- text._clean: text that is not UTF-8 in a repeated field, and in every field after one ----
+
+def test_non_utf8_names_in_repeated_and_later_fields_are_all_listed(tmp_path):
+    m = M.model([helper.make_node("Mul", ["inpxx", "b"], ["c"], name="mul")],
+                [M.vi("inpxx", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])])
+    data = m.SerializeToString()
+    assert data.count(b"inpxx") == 2
+    path = tmp_path / "m.onnx"
+    path.write_bytes(data.replace(b"inpxx", b"in\xffxx"))
+    r = validate(path)
+    found = [f for f in r.findings if f.rule == "ONNX-IR"]
+    assert r.error is None and [f.location for f in found] == ["model"]
+    assert ("2 text field(s) are not UTF-8 (model.graph.node[0].input[0] = 'in\\xffxx', "
+            "model.graph.input[0].name = 'in\\xffxx')") in found[0].message
+
+
+# --- walker._walk_graph: sparse tensors no profile operator consumes -------------------------
+
+@pytest.mark.req("PROF-R2")
+def test_unconsumed_sparse_tensors_are_reported_where_defined():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.sparse_initializer.append(M.sparse_tensor("s"))
+    assert _where(validate(m)) == [("PROF-R2", "main/tensor:s", None, None)]
+    k = helper.make_node("Constant", [], ["k"], name="konst", sparse_value=M.sparse_tensor("kv"))
+    m = M.model([k, helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
+                [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])])
+    found = validate(m).findings
+    assert [(f.rule, f.location, f.node_index, f.op_type) for f in found] == [
+        ("PROF-R1", "main/konst", 0, "Constant"), ("PROF-R2", "main/konst/tensor:k", 0, "Constant")]
+    assert found[1].message.startswith("output 'k' of Constant node 'konst' is sparse")
