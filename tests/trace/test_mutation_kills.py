@@ -1,0 +1,103 @@
+"""Tests written to kill mutants that survived the mutation run over the trace judge
+(tools/mutation; the survivors and their verdicts are listed in docs/mutation/trace.md).
+
+Each test pins one behaviour that a surviving mutant changed without any other test noticing:
+the baseline file's quoting, the IDs named by an unknown-ID error, how many places an orphan
+message names, ... Small trees are built in tmp_path, as in the other trace tests.
+"""
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from sonnx import requirements
+from sonnx.trace import baseline, links
+from tests.trace.registry import registry_toml
+
+UNKNOWN = ["GEMM-R" + "98", "GEMM-R" + "99"]  # built at run time: the real tree names no orphan
+REGISTRY = requirements.parse(registry_toml(("MUL-R1", "t", "s", ["test"])))
+
+
+def _tree(root, code="def check():\n    return 'MUL-R1'\n",
+          test='import pytest\n\n@pytest.mark.req("MUL-R1")\ndef test_a():\n    pass\n', spec=""):
+    for d in ("spec", "src/sonnx/trace", "tests", "proofs"):
+        (root / d).mkdir(parents=True, exist_ok=True)
+    (root / "src" / "sonnx" / "kernel.py").write_text(code)
+    (root / "tests" / "test_kernel.py").write_text(test)
+    (root / "spec" / "op.md").write_text(spec)
+    return root
+
+
+# ------------------------------------------------------------------ baseline.py
+
+def test_baseline_keys_with_quotes_and_backslashes_read_back_unchanged():
+    # a fingerprint key holds a path and a function name; the TOML writer must escape both
+    key = 'code:src\\x.py:f"g"'
+    written = baseline.dump({"MUL-R1": {key: "d\\1\"2"}})
+    assert tomllib.loads(written) == {"MUL-R1": {key: "d\\1\"2"}}
+
+
+def test_accept_of_unknown_ids_names_them_all_and_writes_nothing(tmp_path):
+    root = _tree(tmp_path)
+    texts = baseline.site_texts(root, REGISTRY, links.collect(root, with_proofs=False))
+    with pytest.raises(KeyError) as exc:
+        baseline.accept(root, texts, ["MUL-R1", *UNKNOWN])
+    assert exc.value.args == (", ".join(UNKNOWN),)
+    assert not (root / baseline.BASELINE).exists()
+
+
+def _change_set():
+    """A reviewed fingerprint set and the current texts: key a unchanged, b changed (one line
+    of seven), c gone, d new, e changed but its reviewed text was never stored."""
+    before = "\n".join(str(i) for i in range(1, 8))
+    reviewed = {"MUL-R1": {"a": baseline._sha("same"), "b": baseline._sha(before),
+                           "c": baseline._sha("gone"), "e": "0" * 64}}
+    now = {"MUL-R1": {"a": "same", "b": before.replace("7", "seven"), "d": "new d", "e": "e now"}}
+    sources = {baseline._sha(before): before, baseline._sha("gone"): "gone"}
+    return reviewed, now, sources
+
+
+def test_suspect_reasons_name_each_changed_new_and_gone_key():
+    reviewed, now, _ = _change_set()
+    current = {rid: {k: baseline._sha(t) for k, t in texts.items()} for rid, texts in now.items()}
+    assert baseline.suspects(current | {"MUL-R2": {}}, reviewed) == {
+        "MUL-R1": ["b changed", "e changed", "d is new", "c is gone"],
+        "MUL-R2": ["never reviewed (not in the baseline)"]}
+
+
+def test_diffs_show_every_changed_new_and_gone_key_with_two_lines_of_context():
+    # the unchanged key "a" sorts first: it is skipped, the others still follow
+    reviewed, now, sources = _change_set()
+    assert baseline.diffs(None, now, reviewed, sources) == {"MUL-R1": {
+        "b": "--- reviewed/b\n+++ current/b\n@@ -5,3 +5,3 @@\n 5\n 6\n-7\n+seven",
+        "c": "--- reviewed/c\n+++ current/c\n@@ -1 +0,0 @@\n-gone",
+        "d": "--- reviewed/d\n+++ current/d\n@@ -0,0 +1 @@\n+new d",
+        "e": "--- reviewed/e\n+++ current/e\n@@ -1 +1 @@\n-(reviewed text not stored)\n+e now"}}
+
+
+# ------------------------------------------------------------------ links.py
+
+def test_orphan_message_names_its_first_three_places(tmp_path):
+    orphan = "MUL-R" + "97"  # built at run time so that the real tree holds no orphan
+    root = _tree(tmp_path, spec="".join(f"line [{orphan}]\n" for _ in range(4)))
+    problems = links.gaps(REGISTRY, links.collect(root, with_proofs=False))
+    assert problems == [f"{orphan}: named in spec/op.md:1, spec/op.md:2, spec/op.md:3 "
+                        "but not in the registry (orphan)"]
+
+
+def test_accept_keeps_exactly_the_texts_of_the_reviewed_fingerprints(tmp_path):
+    # the stored texts are what a suspect row's diff is made from: the reviewed ones must stay,
+    # the ones no fingerprint uses any more must go
+    root = _tree(tmp_path)
+    def accept():
+        texts = baseline.site_texts(root, REGISTRY, links.collect(root, with_proofs=False))
+        baseline.accept(root, texts, ["all"])
+        return texts
+    old = accept()
+    (root / "src" / "sonnx" / "kernel.py").write_text("def check():\n    return 'MUL-R1' + ''\n")
+    new = accept()
+    assert old != new
+    used = {d for fp in baseline.load(root).values() for d in fp.values()}
+    sources = baseline.load_sources(root)
+    assert set(sources) == used and sorted(sources.values()) == sorted(new["MUL-R1"].values())
