@@ -12,7 +12,7 @@ import tomllib
 import pytest
 
 from sonnx import requirements
-from sonnx.trace import baseline, links
+from sonnx.trace import baseline, links, matrix, proofs
 from tests.trace.registry import registry_toml
 
 UNKNOWN = ["GEMM-R" + "98", "GEMM-R" + "99"]  # built at run time: the real tree names no orphan
@@ -101,3 +101,27 @@ def test_accept_keeps_exactly_the_texts_of_the_reviewed_fingerprints(tmp_path):
     used = {d for fp in baseline.load(root).values() for d in fp.values()}
     sources = baseline.load_sources(root)
     assert set(sources) == used and sorted(sources.values()) == sorted(new["MUL-R1"].values())
+
+
+def test_proof_sites_of_python_files_point_at_their_def_lines(tmp_path, monkeypatch):
+    # a listed file that does not exist is skipped and the next one still read; the line is
+    # the one of the function's own ``def`` (``kernel`` is not ``kernel_one``)
+    root = _tree(tmp_path)
+    (root / "src" / "sonnx" / "k.py").write_text(
+        "X = 1\n\n\n# req: MUL-R1, GEMM-R1\ndef kernel_one(a):\n    return a\n\n"
+        "# req: MUL-R2\ndef kernel(a):\n    return a\n")
+    monkeypatch.setattr(proofs, "PY_FILES", ["src/sonnx/absent.py", "src/sonnx/k.py"])
+    assert links.proof_sites(root) == [
+        ("MUL-R1", links.Site("proof", "src/sonnx/k.py", 5, "kernel_one")),
+        ("GEMM-R1", links.Site("proof", "src/sonnx/k.py", 5, "kernel_one")),
+        ("MUL-R2", links.Site("proof", "src/sonnx/k.py", 9, "kernel"))]
+
+
+# ------------------------------------------------------------------ matrix.build
+
+def test_build_without_a_registry_judges_the_shipped_one(tmp_path, monkeypatch):
+    root = _tree(tmp_path)
+    monkeypatch.setattr(matrix, "_proof_records", lambda root, path: ([], "replay", []))
+    m = matrix.build(root, junit_path=root / "none.xml", crosshair_path=root / "none.json",
+                     proofs_path=root / "none-proofs.json")
+    assert [r.id for r in m.rows] == list(requirements.load())
