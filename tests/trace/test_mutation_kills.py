@@ -14,6 +14,7 @@ import pytest
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, proofs
 from tests.trace.registry import registry_toml
+from tests.trace.test_matrix import accept_all, build, tree  # noqa: F401  (tree: fixture)
 
 UNKNOWN = ["GEMM-R" + "98", "GEMM-R" + "99"]  # built at run time: the real tree names no orphan
 REGISTRY = requirements.parse(registry_toml(("MUL-R1", "t", "s", ["test"])))
@@ -125,3 +126,38 @@ def test_build_without_a_registry_judges_the_shipped_one(tmp_path, monkeypatch):
     m = matrix.build(root, junit_path=root / "none.xml", crosshair_path=root / "none.json",
                      proofs_path=root / "none-proofs.json")
     assert [r.id for r in m.rows] == list(requirements.load())
+
+
+def test_proof_entries_carry_every_documented_field(tree):
+    # one marked goal proved, one marked goal without a record ("missing"), one unmarked goal
+    # declared for MUL-R1 only: it must not reach MUL-R2, whose only declaration names
+    # another file
+    root, records = tree
+    (root / "proofs" / "op.mlw").write_text(
+        "module M\n  (* req: MUL-R1 *)\n  lemma same_shape: forall x: int. x = x\n"
+        "  (* req: MUL-R1 *)\n  lemma other: forall x: int. x = x\nend\n")
+    records.append({"file": "proofs/op.mlw", "theory": "M", "goal": "helper'vc", "req": [],
+                    "result": "valid", "prover": "CVC5,1.0", "time": 0.5})
+    (root / "spec" / "trace-supports.toml").write_text(
+        '[[proof]]\npath = "proofs/op.mlw"\ngoal = "M.help*"\nsupports = ["MUL-R1"]\nwhy = "w"\n'
+        '[[proof]]\npath = "proofs/else.mlw"\ngoal = "*"\nsupports = ["MUL-R2"]\nwhy = "w"\n')
+    m = build(root)
+    assert m.rows[0].proof == [
+        {"path": "proofs/op.mlw", "line": 3, "goal": "same_shape", "declared": False,
+         "status": "proved", "prover": "5.4.0,Z3", "time": 0.02, "source": "replay"},
+        {"path": "proofs/op.mlw", "line": 5, "goal": "other", "declared": False,
+         "status": "missing", "prover": "", "time": None, "source": "replay"},
+        {"path": "proofs/op.mlw", "line": 0, "goal": "M.helper", "declared": True,
+         "status": "proved", "prover": "1.0,CVC5", "time": 0.5, "source": "replay"}]
+    assert m.rows[1].proof == []
+
+
+def test_a_test_named_twice_for_a_requirement_is_one_entry_and_the_next_test_still_counts(tree):
+    root, _ = tree
+    path = root / "tests" / "test_kernel.py"
+    text = path.read_text().replace('@pytest.mark.req("MUL-R1")\ndef test_same',
+                                    '@pytest.mark.req("MUL-R1")\n@pytest.mark.req("MUL-R1")\ndef test_same')
+    path.write_text(text.replace('@pytest.mark.req("MUL-R2")', '@pytest.mark.req("MUL-R2", "MUL-R1")'))
+    m = build(root)
+    assert [t["test"] for t in m.rows[0].test] == ["tests/test_kernel.py::test_same",
+                                                    "tests/test_kernel.py::test_dense"]
