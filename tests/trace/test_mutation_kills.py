@@ -14,7 +14,7 @@ import pytest
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, proofs
 from tests.trace.registry import registry_toml
-from tests.trace.test_matrix import accept_all, build, tree  # noqa: F401  (tree: fixture)
+from tests.trace.test_matrix import INPUTS, accept_all, build, junit_xml, tree  # noqa: F401  (tree: fixture)
 
 UNKNOWN = ["GEMM-R" + "98", "GEMM-R" + "99"]  # built at run time: the real tree names no orphan
 REGISTRY = requirements.parse(registry_toml(("MUL-R1", "t", "s", ["test"])))
@@ -161,3 +161,35 @@ def test_a_test_named_twice_for_a_requirement_is_one_entry_and_the_next_test_sti
     m = build(root)
     assert [t["test"] for t in m.rows[0].test] == ["tests/test_kernel.py::test_same",
                                                     "tests/test_kernel.py::test_dense"]
+
+
+def test_test_entries_carry_every_documented_field_and_at_most_five_failures(tree):
+    root, _ = tree
+    cases = "".join(f'<testcase classname="tests.test_kernel" name="test_same[{i}]" time="0">'
+                    f'<failure message="m{i}"/></testcase>' for i in range(6))
+    cases += '<testcase classname="tests.test_kernel" name="test_dense" time="0"/>'
+    (root / "build" / "junit.xml").write_text(
+        f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{INPUTS}{cases}</testsuite></testsuites>')
+    entry = build(root).rows[0].test[0]
+    assert entry == {"test": "tests/test_kernel.py::test_same", "path": "tests/test_kernel.py", "line": 4,
+                     "status": "failed", "declared": False, "passed": 0, "failed": 6, "skipped": 0,
+                     "failures": [f"test_same[{i}]" for i in range(5)]}
+
+
+def test_on_a_stale_report_a_test_without_result_stays_not_run(tree):
+    root, _ = tree
+    (root / "build" / "junit.xml").write_text(junit_xml(omit=("test_dense",)))   # not stamped: stale
+    reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
+    m = matrix.build(root, registry=reg, junit_path=root / "build" / "junit.xml",
+                     crosshair_path=root / "build" / "none.json")
+    assert [t["status"] for r in m.rows for t in r.test] == ["stale", "not run"]
+    assert ("not run", "MUL-R2") in [(d.kind, d.requirement) for d in m.defects]
+
+
+def test_a_goal_not_replayed_is_a_not_run_defect(tree):
+    root, records = tree
+    accept_all(root)
+    records[0]["result"] = "not replayed"
+    m = build(root)
+    assert [(d.kind, d.requirement, d.detail) for d in m.defects] == [
+        ("not run", "MUL-R1", "proofs/op.mlw:same_shape: no replay summary")]
