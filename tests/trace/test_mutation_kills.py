@@ -193,3 +193,17 @@ def test_a_goal_not_replayed_is_a_not_run_defect(tree):
     m = build(root)
     assert [(d.kind, d.requirement, d.detail) for d in m.defects] == [
         ("not run", "MUL-R1", "proofs/op.mlw:same_shape: no replay summary")]
+
+
+def test_a_stale_goal_does_not_hide_the_next_goals_verdict(tree):
+    root, records = tree
+    (root / "proofs" / "op.mlw").write_text(
+        "module M\n  (* req: MUL-R1 *)\n  lemma same_shape: forall x: int. x = x\n"
+        "  (* req: MUL-R1 *)\n  lemma other: forall x: int. x = x\nend\n")
+    accept_all(root)
+    records[0]["result"] = "stale"
+    records.append(dict(records[0], goal="other", result="not proved"))
+    m = build(root)
+    assert sorted((d.kind, d.detail) for d in m.defects) == [
+        ("stale", "1 proof result(s) made on another tree"),
+        ("unproved", "proofs/op.mlw:other is unproved")]
