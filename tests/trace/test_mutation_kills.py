@@ -14,7 +14,7 @@ import pytest
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, proofs
 from tests.trace.registry import registry_toml
-from tests.trace.test_matrix import INPUTS, accept_all, build, junit_xml, tree  # noqa: F401  (tree: fixture)
+from tests.trace.test_matrix import INPUTS, TESTS, accept_all, build, junit_xml, tree  # noqa: F401  (tree: fixture)
 
 UNKNOWN = ["GEMM-R" + "98", "GEMM-R" + "99"]  # built at run time: the real tree names no orphan
 REGISTRY = requirements.parse(registry_toml(("MUL-R1", "t", "s", ["test"])))
@@ -177,13 +177,21 @@ def test_test_entries_carry_every_documented_field_and_at_most_five_failures(tre
 
 
 def test_on_a_stale_report_a_test_without_result_stays_not_run(tree):
+    # MUL-R1 has a stale result (test_same) and then a test without any (test_dense)
     root, _ = tree
+    path = root / "tests" / "test_kernel.py"
+    path.write_text(path.read_text().replace('@pytest.mark.req("MUL-R2")', '@pytest.mark.req("MUL-R2", "MUL-R1")'))
     (root / "build" / "junit.xml").write_text(junit_xml(omit=("test_dense",)))   # not stamped: stale
     reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
     m = matrix.build(root, registry=reg, junit_path=root / "build" / "junit.xml",
                      crosshair_path=root / "build" / "none.json")
-    assert [t["status"] for r in m.rows for t in r.test] == ["stale", "not run"]
-    assert ("not run", "MUL-R2") in [(d.kind, d.requirement) for d in m.defects]
+    assert [t["status"] for r in m.rows for t in r.test] == ["stale", "not run", "not run"]
+    details = [(d.kind, d.requirement, d.detail) for d in m.defects if d.kind != "suspect"]
+    assert details == [
+        ("not run", "MUL-R1", "tests/test_kernel.py::test_dense has no result in junit.xml"),
+        ("stale", "MUL-R1", "1 test result(s) made on another tree"),
+        ("not run", "MUL-R2", "tests/test_kernel.py::test_dense has no result in junit.xml"),
+        ("stale", "-", "junit.xml was made on another tree (its inputs differ)")]
 
 
 def test_a_goal_not_replayed_is_a_not_run_defect(tree):
@@ -207,3 +215,16 @@ def test_a_stale_goal_does_not_hide_the_next_goals_verdict(tree):
     assert sorted((d.kind, d.detail) for d in m.defects) == [
         ("stale", "1 proof result(s) made on another tree"),
         ("unproved", "proofs/op.mlw:other is unproved")]
+
+
+def test_defect_details_name_what_is_wrong(tree):
+    root, _ = tree
+    (root / "tests" / "test_kernel.py").write_text(TESTS + "\n\ndef test_loose():\n    pass\n")
+    (root / "build" / "junit.xml").write_text(junit_xml().replace(
+        'name="test_dense" time="0.01">', 'name="test_dense" time="0.01"><skipped message="s"/>'))
+    m = build(root)     # nothing reviewed: both rows suspect, with a diff from nothing
+    details = [(d.kind, d.requirement, d.detail) for d in m.defects]
+    assert ("skipped", "MUL-R2", "tests/test_kernel.py::test_dense: 1 skipped case(s)") in details
+    assert ("suspect", "MUL-R1", "never reviewed (not in the baseline)") in details
+    assert ("unlinked", "-", "tests/test_kernel.py::test_loose: names no requirement and is declared for none") in details
+    assert m.rows[0].diffs["statement"].endswith("+A and B have the same shape.")
