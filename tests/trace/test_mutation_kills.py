@@ -228,3 +228,24 @@ def test_defect_details_name_what_is_wrong(tree):
     assert ("suspect", "MUL-R1", "never reviewed (not in the baseline)") in details
     assert ("unlinked", "-", "tests/test_kernel.py::test_loose: names no requirement and is declared for none") in details
     assert m.rows[0].diffs["statement"].endswith("+A and B have the same shape.")
+
+
+def test_evidence_that_reaches_no_row_is_a_defect_of_its_own(tree):
+    # an unmarked goal declared only for another file, a skipped case of no known test and an
+    # orphan ID in the spec (built at run time: the real tree names no orphan)
+    root, records = tree
+    records.append({"file": "proofs/op.mlw", "theory": "M", "goal": "helper'vc", "req": [],
+                    "result": "valid", "prover": "Z3", "time": 0.1})
+    (root / "spec" / "trace-supports.toml").write_text(
+        '[[proof]]\npath = "proofs/else.mlw"\ngoal = "*"\nsupports = ["MUL-R2"]\nwhy = "w"\n')
+    orphan = "MUL-R" + "97"
+    (root / "spec" / "op.md").write_text(f"- [MUL-R1] a\n- [MUL-R2] b\n- [{orphan}] c\n")
+    (root / "build" / "junit.xml").write_text(junit_xml().replace(
+        "</testsuite>", '<testcase classname="tests.test_gone" name="test_x" time="0"><skipped message="s"/>'
+                        "</testcase></testsuite>"))
+    m = build(root)
+    details = [(d.kind, d.requirement, d.detail) for d in m.defects if d.kind != "suspect"]
+    assert details == [
+        ("orphan", orphan, "named in spec/op.md:3"),
+        ("unlinked", "-", "proofs/op.mlw:M.helper: goal names no requirement and is declared for none"),
+        ("skipped", "-", "tests.test_gone::test_x is skipped and reaches no row")]
