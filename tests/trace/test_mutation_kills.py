@@ -48,6 +48,29 @@ def test_accept_of_unknown_ids_names_them_all_and_writes_nothing(tmp_path):
     assert not (root / baseline.BASELINE).exists()
 
 
+def test_python_units_drop_docstrings_and_a_lone_comment_is_its_own_text(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text('X = 1\n\n#  MUL-R1   lone\n\n\ndef f():\n    """doc"""\n    return 1\n\n\n'
+                    'def g():\n    """only doc"""\n\n\nclass C:\n    """doc"""\n    a = 1\n    b = 2\n')
+    assert baseline.python_unit(path, 3) == "# MUL-R1 lone"
+    assert baseline.python_unit(path, 8) == "def f():\n    return 1"
+    assert baseline.python_unit(path, 12) == "def g():\n    pass"
+    assert baseline.python_unit(path, 17) == "class C:\n    a = 1\n    b = 2"
+
+
+def test_a_whyml_declaration_ends_at_the_next_req_comment(tmp_path):
+    path = tmp_path / "m.mlw"
+    path.write_text('module M\n  lemma a: true\n  (* req: MUL-R2 *)\n  meta "x" lemma b\nend\n')
+    assert baseline.whyml_declaration(path, 2) == "lemma a: true"
+
+
+def test_the_statement_is_fingerprinted_with_whitespace_collapsed(tmp_path):
+    root = _tree(tmp_path)
+    reg = requirements.parse(registry_toml(("MUL-R1", "t", "A  and\\n b", ["test"])))
+    texts = baseline.site_texts(root, reg, links.collect(root, with_proofs=False))
+    assert texts["MUL-R1"]["statement"] == "A and b"
+
+
 def _change_set():
     """A reviewed fingerprint set and the current texts: key a unchanged, b changed (one line
     of seven), c gone, d new, e changed but its reviewed text was never stored."""
