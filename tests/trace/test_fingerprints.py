@@ -21,9 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def suspects_of(root: Path) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
     reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
     texts = baseline.site_texts(root, reg, links.collect(root))
-    current = {rid: {k: baseline._sha(t) for k, t in fp.items()} for rid, fp in texts.items()}
     reviewed = baseline.load(root)
-    found = {rid: r for rid, r in baseline.suspects(current, reviewed).items() if r}
+    found = {rid: r for rid, r in baseline.suspects(baseline.fingerprints(texts), reviewed).items() if r}
     return found, baseline.diffs(root, texts, reviewed, baseline.load_sources(root))
 
 

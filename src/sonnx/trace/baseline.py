@@ -78,9 +78,9 @@ def site_texts(root: Path, registry: dict, links: Links) -> dict[str, dict[str, 
     return out
 
 
-def fingerprints(root: Path, registry: dict, links: Links) -> dict[str, dict[str, str]]:
-    return {rid: {k: _sha(t) for k, t in texts.items()}
-            for rid, texts in site_texts(root, registry, links).items()}
+def fingerprints(texts: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """The fingerprint of each site text of ``site_texts``: what the baseline records."""
+    return {rid: {k: _sha(t) for k, t in fp.items()} for rid, fp in texts.items()}
 
 
 def _quote(s: str) -> str:
@@ -153,8 +153,9 @@ def accept(root: Path, texts: dict[str, dict[str, str]], ids: list[str]) -> list
     unknown = [i for i in chosen if i not in texts]
     if unknown:
         raise KeyError(", ".join(unknown))
+    current = fingerprints(texts)
     for rid in chosen:
-        reviewed[rid] = {k: _sha(t) for k, t in texts[rid].items()}
+        reviewed[rid] = current[rid]
     # requirements deleted from the registry leave the baseline too
     reviewed = {rid: fp for rid, fp in reviewed.items() if rid in texts}
     sources = load_sources(root)

@@ -235,8 +235,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     justified, skips = _justifications(root)
     texts = baseline.site_texts(root, registry, found)
     reviewed = baseline.load(root)
-    suspects = baseline.suspects({rid: {k: baseline._sha(t) for k, t in fp.items()} for rid, fp in texts.items()},
-                                 reviewed)
+    suspects = baseline.suspects(baseline.fingerprints(texts), reviewed)
     diffs = baseline.diffs(root, texts, reviewed, baseline.load_sources(root))
 
     rows = []
