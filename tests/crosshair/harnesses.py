@@ -57,17 +57,18 @@ import numpy as np
 from sonnx import dtypes
 from sonnx.errors import ProfileViolation
 from sonnx.ops import mul as mul_op
-from sonnx.ops.floats import FORMATS
-from sonnx.ops.tensor import TensorValue, size
+from sonnx.semantics.floats import FORMATS
+from sonnx.semantics.tensor import TensorValue, size
+from sonnx.semantics.values import int_range, same_value
 
 # ---------------------------------------------------------------- kernels under test
 KERNELS: dict[str, str] = {
     "mul_reference": "sonnx.ops.mul:mul_reference",
     "mul_fast": "sonnx.ops.mul:mul",
-    "flat_index": "sonnx.ops.tensor:flat_index",
-    "unravel_index": "sonnx.ops.tensor:unravel_index",
-    "wrap": "sonnx.ops.intloops:wrap",            # owned elsewhere: checked through wrappers here
-    "round_to": "sonnx.ops.floats:round_to",
+    "flat_index": "sonnx.semantics.tensor:flat_index",
+    "unravel_index": "sonnx.semantics.tensor:unravel_index",
+    "wrap": "sonnx.semantics.intloops:wrap",            # owned elsewhere: checked through wrappers here
+    "round_to": "sonnx.semantics.floats:round_to",
     "gemm_reference": "sonnx.ops.gemm:gemm_reference",
     "gemm_fast": "sonnx.ops.gemm:gemm",           # the numpy kernels (mode="exact" here)
     "a_index": "sonnx.ops.gemm:a_index",
@@ -127,7 +128,7 @@ def shape_tag(shape: tuple[int, ...]) -> str:
 
 
 def int_edges(dtype: str) -> list[int]:
-    lo, hi = mul_op.int_range(dtype)
+    lo, hi = int_range(dtype)
     mid = 1 << (dtypes.bits(dtype) // 2)         # the square root of 2**bits: products just wrap
     vals = [lo, lo + 1, -1, 0, 1, 2, mid - 1, mid, mid + 1, hi - 1, hi]
     return sorted({v for v in vals if lo <= v <= hi})
@@ -216,7 +217,7 @@ def int_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, edges: 
     """a, b are the flat data (free symbolic ints in T's range, or indexes into T's edge values
     when ``edges``); the postcondition is mul_reference's declared contract, or a false claim."""
     n = size(shape)
-    lo, hi = mul_op.int_range(dtype)
+    lo, hi = int_range(dtype)
     table = int_edges(dtype)
 
     def build(k: Kernels) -> Callable:
@@ -385,7 +386,7 @@ def wrap_case(bits: int, signed: bool, *, claim: str = "spec") -> Case:
 def index_case(shape: tuple[int, ...], *, claim: str = "spec") -> Case:
     """flat_index over every in-bounds multi-index of ``shape``: its declared contract, and
     unravel_index inverts it (together: a bijection onto 0 .. size-1)."""
-    from sonnx.ops import tensor
+    from sonnx.semantics import tensor
 
     def build(k: Kernels) -> Callable:
         fi = unwrapped(k.flat_index)
@@ -414,7 +415,7 @@ def index_case(shape: tuple[int, ...], *, claim: str = "spec") -> Case:
 
 def round_case(name: str, *, claim: str = "spec") -> Case:
     """round_to on a symbolic double: its declared contract (independent RNE rule)."""
-    from sonnx.ops import floats
+    from sonnx.semantics import floats
 
     def build(k: Kernels) -> Callable:
         rt = unwrapped(k.round_to)
@@ -439,7 +440,7 @@ def round_case(name: str, *, claim: str = "spec") -> Case:
 def fast_case(dtype: str, shape: tuple[int, ...], *, claim: str = "spec") -> Case:
     """sonnx.mul (numpy) bit for bit against mul_reference. numpy's C loop is concrete code:
     CrossHair realizes the inputs when it builds the arrays, so each path is a sample."""
-    from sonnx.ops.tensor import from_numpy
+    from sonnx.semantics.tensor import from_numpy
     n = size(shape)
     is_float = dtypes.is_float(dtype)
     table = float_edges(dtype) if is_float else int_edges(dtype)
@@ -458,9 +459,7 @@ def fast_case(dtype: str, shape: tuple[int, ...], *, claim: str = "spec") -> Cas
             expected = ref(from_numpy(a), from_numpy(b))
             got = from_numpy(result)
             return got.shape == expected.shape and all(
-                (math.isnan(x) and math.isnan(y)) or (x == y and (not is_float or
-                                                            math.copysign(1, x) == math.copysign(1, y)))
-                for x, y in zip(got.data, expected.data))
+                same_value(dtype, x, y) for x, y in zip(got.data, expected.data))
 
         if claim == "spec":
             def post(ia, ib, result):
@@ -534,7 +533,7 @@ def gemm_int_case(dtype: str, mkn: tuple[int, int, int], *, budget: float = 6.0,
     """a, b, c are the flat data of A, B, C (free symbolic ints in T's range, or indexes into T's
     edge values when ``edges``); the postcondition is gemm_reference's declared contract."""
     m, k, n = mkn
-    lo, hi = mul_op.int_range(dtype)
+    lo, hi = int_range(dtype)
     table = int_edges(dtype)
 
     def build(kern: Kernels) -> Callable:
@@ -782,7 +781,7 @@ def gemm_fast_case(dtype: str, mkn: tuple[int, int, int], *, claim: str = "spec"
     gemm_reference, both transposes, C present or absent. Compiled and numpy code is concrete:
     CrossHair realizes the inputs when it builds the arrays, so each path is a sample, not a
     proof."""
-    from sonnx.ops.tensor import from_numpy
+    from sonnx.semantics.tensor import from_numpy
     m, k, n = mkn
     is_float = dtypes.is_float(dtype)
     table = float_edges(dtype) if is_float else int_edges(dtype)

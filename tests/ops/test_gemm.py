@@ -17,7 +17,7 @@ import sonnx
 from sonnx import dtypes
 from sonnx.ops import gemm as gemm_op
 from sonnx.ops.signature import TensorSig
-from sonnx.ops.tensor import from_numpy, to_numpy
+from sonnx.semantics.tensor import from_numpy, to_numpy
 
 from .conftest import assert_same_bits, edge_values
 
@@ -243,7 +243,7 @@ def random_operands(rng, name, m, k, n, ta=False, tb=False, with_c=True):
 
 
 def _format(name):
-    from sonnx.ops.floats import FORMATS
+    from sonnx.semantics.floats import FORMATS
     p, emin, _ = FORMATS[name]
     return Fraction(1, 2**p), Fraction(2) ** (emin - p + 1)     # unit roundoff u, smallest subnormal
 

@@ -14,7 +14,7 @@ import pytest
 import sonnx
 from sonnx.ops import gemm as gemm_op
 from sonnx.ops import gemm_fold
-from sonnx.ops.tensor import from_numpy, to_numpy
+from sonnx.semantics.tensor import from_numpy, to_numpy
 
 from .conftest import assert_same_bits, edge_values
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sonnx.ops.intloops import mul_wrap, wrap
+from sonnx.semantics.intloops import mul_wrap, wrap
 
 TYPES = [(np.int8, 8, True), (np.int16, 16, True), (np.int32, 32, True), (np.int64, 64, True),
          (np.uint8, 8, False), (np.uint16, 16, False), (np.uint32, 32, False),
@@ -39,7 +39,7 @@ def test_against_numpy_edges(dt, bits, signed):
 @pytest.mark.parametrize("bits", [1, 8, 16, 32, 64])
 def test_helpers_agree_with_wrap(bits):
     """wrap_unsigned / wrap_signed (modulus passed in) give what wrap(x, bits, signed) gives."""
-    from sonnx.ops.intloops import pow2, wrap_signed, wrap_unsigned
+    from sonnx.semantics.intloops import pow2, wrap_signed, wrap_unsigned
     m, h = pow2(bits), pow2(bits - 1)
     assert m == 2**bits and h == 2**(bits - 1)
     for x in (-(m * 3) - 1, -m, -h - 1, -h, -1, 0, 1, h - 1, h, m - 1, m, m * 5 + 7):

@@ -13,7 +13,7 @@ import sonnx
 from sonnx import dtypes
 from sonnx.ops import mul as mul_op
 from sonnx.ops.signature import TensorSig
-from sonnx.ops.tensor import from_numpy, to_numpy
+from sonnx.semantics.tensor import from_numpy, to_numpy
 
 from .conftest import assert_same_bits, cross
 

@@ -18,9 +18,11 @@ import numpy as np
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, shown
 from ..profile import kernel_opset, shape_violations
-from . import floats, gemm_fold, intloops
+from ..semantics import floats, intloops
+from ..semantics.values import is_element_of
+from . import gemm_fold
 from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array
-from .tensor import TensorValue, size
+from ..semantics.tensor import TensorValue, size
 
 OP = "Gemm"
 LATEST = 13
@@ -203,16 +205,8 @@ def _refusal(a, b, c, alpha, beta, trans_a, trans_b) -> ProfileViolation:
                                         trans_a=int(trans_a), trans_b=int(trans_b)))
 
 
-def _is_element_of(dtype: str, v) -> bool:
-    """``v`` is a value of T: an int in T's range, or a float that T holds exactly (NaN, inf)."""
-    if dtypes.is_float(dtype):
-        return isinstance(v, float) and (v != v or float(dtypes.numpy_dtype(dtype).type(v)) == v)
-    lo = -(1 << (dtypes.bits(dtype) - 1)) if dtypes.is_signed(dtype) else 0
-    return isinstance(v, int) and not isinstance(v, bool) and lo <= v < lo + (1 << dtypes.bits(dtype))
-
-
 def _well_formed(t: TensorValue | None) -> bool:
-    return t is None or (len(t.data) == size(t.shape) and all(_is_element_of(t.dtype, v) for v in t.data))
+    return t is None or (len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data))
 
 
 def _matrices(a, b, c, trans_a, trans_b):

@@ -16,9 +16,10 @@ import numpy as np
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import kernel_opset, shape_violations
-from . import floats, intloops
+from ..semantics import floats, intloops
+from ..semantics.values import int_range, is_element_of
 from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array
-from .tensor import FULL_CONTRACTS, TensorValue, flat_index, size
+from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 
 OP = "Mul"
 LATEST = 14
@@ -71,21 +72,6 @@ def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST,
 # independently of the code: integers by congruence modulo 2**bits, floats by the RNE rule on
 # exact rationals (floats.is_rounded), element positions by multi-index (tensor.flat_index).
 # The per-element ones are attached only with SONNX_CONTRACTS=full (see tensor.FULL_CONTRACTS).
-
-def int_range(dtype: str) -> tuple[int, int]:
-    """The values of an integer type: [-2**(bits-1), 2**(bits-1)) or [0, 2**bits)."""
-    n = dtypes.bits(dtype)
-    lo = -(1 << (n - 1)) if dtypes.is_signed(dtype) else 0
-    return lo, lo + (1 << n) - 1
-
-
-def is_element_of(dtype: str, v) -> bool:
-    """``v`` is a value of element type ``dtype`` (NaN and the infinities included for floats)."""
-    if dtypes.is_float(dtype):
-        return isinstance(v, float) and (math.isnan(v) or math.isinf(v) or floats.is_value_of(dtype, v))
-    lo, hi = int_range(dtype)
-    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
-
 
 def _negative(v: float) -> bool:
     return math.copysign(1.0, v) < 0

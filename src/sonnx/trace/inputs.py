@@ -14,7 +14,7 @@ from pathlib import Path
 STEP_GLOBS: dict[str, tuple[str, ...]] = {
     "proofs": ("proofs/**/*.mlw", "proofs/**/why3session.xml", "proofs/**/why3shapes.gz",
                "proofs/why3.conf", "proofs/drivers/*", "proofs/assumptions.toml",
-               "src/sonnx/ops/intloops.py", "src/sonnx/trace/proofs.py",
+               "src/sonnx/semantics/intloops.py", "src/sonnx/trace/proofs.py",
                "src/sonnx/trace/proof_assumptions.py", "tools/prove"),
     "crosshair": ("src/sonnx/**/*.py", "tests/crosshair/**/*.py", "tools/crosshair"),
     "tests": ("src/sonnx/**/*.py", "src/sonnx/data/*", "tests/**/*.py", "examples/*",

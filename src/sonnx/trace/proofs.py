@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 MLW_FILES = ["proofs/tensor.mlw", "proofs/mul.mlw", "proofs/gemm.mlw", "proofs/half.mlw"]
-PY_FILES = ["src/sonnx/ops/intloops.py"]
+PY_FILES = ["src/sonnx/semantics/intloops.py"]
 PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.conf
     "z3": ("Z3", "5.4.0", "pip"),
     "z3noauto": ("Z3", "5.4.0", "noauto"),

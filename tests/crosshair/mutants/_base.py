@@ -2,10 +2,10 @@
 Same loop as sonnx.ops.mul.mul_reference; no contracts (the harness states the spec)."""
 from sonnx import dtypes
 from sonnx.errors import raise_if_any
-from sonnx.ops import floats
+from sonnx.semantics import floats
 from sonnx.ops.mul import constraints
 from sonnx.ops.signature import TensorSig
-from sonnx.ops.tensor import TensorValue, size
+from sonnx.semantics.tensor import TensorValue, size
 
 
 def wrap(x, bits, signed):

@@ -2,8 +2,9 @@
 each. Same loop as sonnx.ops.gemm.gemm_reference; no contracts (the harness states the spec)."""
 from sonnx import dtypes
 from sonnx.errors import raise_if_any
-from sonnx.ops import floats, gemm, intloops
-from sonnx.ops.tensor import TensorValue
+from sonnx.ops import gemm
+from sonnx.semantics import floats, intloops
+from sonnx.semantics.tensor import TensorValue
 
 
 def wrap(x, bits, signed):

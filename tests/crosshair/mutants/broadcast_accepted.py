@@ -4,7 +4,7 @@ from sonnx import dtypes
 from sonnx.errors import raise_if_any
 from sonnx.ops.mul import constraints
 from sonnx.ops.signature import TensorSig
-from sonnx.ops.tensor import TensorValue, size
+from sonnx.semantics.tensor import TensorValue, size
 
 from ._base import make_kernel, wrap
 

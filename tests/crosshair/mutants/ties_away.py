@@ -1,7 +1,7 @@
 """Rounding ties away from zero instead of to even (a common hand-written rounding)."""
 import math
 
-from sonnx.ops import floats
+from sonnx.semantics import floats
 
 from ._base import make_kernel
 

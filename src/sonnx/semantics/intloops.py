@@ -1,6 +1,6 @@
 # Integer loops of the Mul kernel, in the subset of Python that Why3 1.5.1 verifies.
 #
-# Proved with:  why3 -C proofs/why3.conf prove -P cvc5 -a split_vc src/sonnx/ops/intloops.py
+# Proved with:  why3 -C proofs/why3.conf prove -P cvc5 -a split_vc src/sonnx/semantics/intloops.py
 # (tools/prove does it, with z3 and z3noauto as fall-backs, records every VC in
 # build/evidence/proofs.json and fails when one is not proved).
 # The `#@` comments are the Why3 contracts and ghost statements; CPython ignores them and
