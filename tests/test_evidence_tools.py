@@ -1,4 +1,4 @@
-"""The evidence runner (sonnx.trace.evidence) and the pinned environment.
+"""The evidence runner (tools/sonnx_dev/evidence.py) and the pinned environment.
 
 The proof replay and the CrossHair campaign are not run here: they are steps of
 tools/evidence, whose outputs the trace judges (tests/trace/test_evidence_judge.py). These
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx.trace import evidence
+from sonnx_dev import evidence
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,38 +1,69 @@
-"""The `sonnx` command line. Each sub-command lives in its own function; exit codes:
-0 success, 1 findings (violations, trace defects), 2 bad usage or unreadable input."""
+"""The `sonnx` command line (also `python -m sonnx`). Each sub-command lives in its own
+function; exit codes: 0 success, 1 findings (violations, trace defects), 2 bad usage, a bad
+configuration or unreadable input. Errors go to stderr, reports to stdout or -o FILE."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 import textwrap
+from pathlib import Path
 
-from . import requirements
+from . import __version__, colour, config, requirements
+from .output import error, to_file, write
 
 
 def _cmd_requirements(args: argparse.Namespace) -> int:
     reqs = requirements.load()
     if args.format == "json":
-        print(json.dumps([r.as_dict() for r in reqs.values()], indent=2))
-        return 0
-    for r in reqs.values():
-        print(f"{r.id}  {r.title}  [{', '.join(r.verification)}]")
-        print(textwrap.indent(textwrap.fill(" ".join(r.statement.split()), 88), "    "))
-        print(f"    source: {r.source}")
+        text = json.dumps([r.as_dict() for r in reqs.values()], indent=2) + "\n"
+    else:
+        text = "".join(
+            f"{r.id}  {r.title}  [{', '.join(r.verification)}]\n"
+            + (textwrap.indent(textwrap.fill(" ".join(r.statement.split()), 88), "    ")
+               + f"\n    source: {r.source}\n" if args.verbosity >= 0 else "")
+            for r in reqs.values())
+    if args.output_file and args.output_file != "-":
+        return 0 if to_file("sonnx requirements", args.output_file, text) else 2
+    write(sys.stdout, text)
     return 0
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)   # `--output` must not pass for --output-file
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # argparse exits 2 on usage errors; keep that, add a hint
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def common_options() -> argparse.ArgumentParser:
+    """The options every sub-command takes, as ruff's do: -q/-v, --color, --isolated."""
+    common = argparse.ArgumentParser(add_help=False)
+    loud = common.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=0,
+                      help="print less: only what does not conform, and errors")
+    loud.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1,
+                      help="print more: every finding, timings")
+    common.add_argument("--color", choices=colour.CHOICES, default=None,
+                        help="colour the output: auto (default: on a terminal, unless NO_COLOR "
+                             "is set), always, never")
+    common.add_argument("--isolated", action="store_true",
+                        help="ignore [tool.sonnx] in pyproject.toml")
+    return common
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="sonnx", description="SONNX profile: requirements, validation, traceability")
+    parser = _Parser(prog="sonnx", description="SONNX profile: requirements, validation, traceability. "
+                     "Exit status: 0 success, 1 findings, 2 usage error or unreadable input.")
+    parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p = sub.add_parser("requirements", help="list the requirement registry")
+    common = common_options()
+    p = sub.add_parser("requirements", parents=[common], help="list the requirement registry")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("-o", "--output-file", metavar="FILE", help="write the list to FILE instead of stdout")
     p.set_defaults(func=_cmd_requirements)
     # Sub-commands of other packages register themselves here (validate, trace).
     for module in ("sonnx.validate.cli", "sonnx.trace.cli"):
@@ -42,12 +73,21 @@ def build_parser() -> argparse.ArgumentParser:
             if exc.name != module:
                 raise
             continue
-        mod.add_parser(sub)
+        mod.add_parser(sub, parents=[common])
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        path, tables = (None, {t: {} for t in config.SCHEMA}) if args.isolated else config.settings(Path.cwd())
+    except config.ConfigError as exc:
+        error("sonnx", str(exc))
+        return 2
+    args.config = tables
+    args.config_path = path
+    if args.color is None:
+        args.color = tables[""].get("color", "auto")
     try:
         return args.func(args)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours

@@ -83,19 +83,14 @@ def fingerprints(texts: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     return {rid: {k: _sha(t) for k, t in fp.items()} for rid, fp in texts.items()}
 
 
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def dump(baseline: dict[str, dict[str, str]]) -> str:
-    parts = ["# Reviewed fingerprints of each requirement's statement, proof goals and code sites.",
-             f"# Written by `sonnx trace --accept ID`; do not edit by hand. Texts: {SOURCES.name}.", ""]
-    for rid in sorted(baseline):
-        parts.append(f"[{_quote(rid)}]")
-        for key, digest in sorted(baseline[rid].items()):
-            parts.append(f"{_quote(key)} = {_quote(digest)}")
-        parts.append("")
-    return "\n".join(parts)
+    """The baseline as TOML, sorted; tomli-w quotes and escapes every key and value (quotes,
+    backslashes, control characters), so that what is read back is what was written."""
+    import tomli_w
+    header = ("# Reviewed fingerprints of each requirement's statement, proof goals and code sites.\n"
+              f"# Written by `sonnx trace --accept ID`; do not edit by hand. Texts: {SOURCES.name}.\n\n")
+    ordered = {rid: dict(sorted(baseline[rid].items())) for rid in sorted(baseline)}
+    return header + tomli_w.dumps(ordered)
 
 
 def load(root: Path) -> dict[str, dict[str, str]]:

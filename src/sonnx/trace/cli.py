@@ -1,28 +1,53 @@
-"""`sonnx trace`: the traceability matrix, its reports, and review of suspect requirements."""
+"""`sonnx trace`: the traceability matrix, its reports, and review of suspect requirements.
+
+Read-only over a checkout (--root, default: the sonnx source tree holding the current
+directory) and an evidence folder (--evidence, default ROOT/build/evidence), so that it runs
+from an installed wheel as well as from the checkout; only --accept writes (the baseline)."""
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
+from .. import colour
+from ..output import to_file, write
 from . import baseline, links, matrix, report
 
 
-def _root() -> Path:
-    """The repository whose sources are traced: the current directory or one above it."""
+def _is_checkout(d: Path) -> bool:
+    return (d / "spec" / "requirements.toml").is_file() and (d / "src" / "sonnx").is_dir()
+
+
+def _root(given: str | None) -> Path:
+    """The repository whose sources are traced: --root, or the current directory or one above it."""
+    if given is not None:
+        root = Path(given).resolve()
+        if not _is_checkout(root):
+            raise FileNotFoundError(f"--root {given} is not a sonnx checkout "
+                                    "(spec/requirements.toml or src/sonnx/ missing)")
+        return root
     here = Path.cwd().resolve()
     for d in (here, *here.parents):
-        if (d / "spec" / "requirements.toml").exists() and (d / "src" / "sonnx").exists():
+        if _is_checkout(d):
             return d
-    raise FileNotFoundError("sonnx trace runs inside a sonnx source tree (spec/requirements.toml not found)")
+    raise FileNotFoundError("no sonnx checkout here or above (spec/requirements.toml not found); "
+                            "give one with --root DIR and its evidence with --evidence DIR")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        root = _root()
+        root = _root(args.root)
     except FileNotFoundError as exc:
         print(f"sonnx trace: {exc}", file=sys.stderr)
         return 2
+    evidence = Path(args.evidence) if args.evidence else root / "build" / "evidence"
+    if args.evidence and not evidence.is_dir():
+        print(f"sonnx trace: --evidence {args.evidence} is not a directory", file=sys.stderr)
+        return 2
+    # a file named on the command line must exist; one taken from the folder may be missing
+    # (the matrix then says which evidence is absent)
+    files = {option: Path(getattr(args, option) or evidence / f"{option}.{ext}")
+             for option, ext in (("junit", "xml"), ("crosshair", "json"), ("proofs", "json"))}
     if args.accept:
         from .. import requirements
         reg = requirements.parse((root / "spec" / "requirements.toml").read_text(encoding="utf-8"))
@@ -37,10 +62,14 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"accepted the current fingerprints of {', '.join(done)} into {baseline.BASELINE}")
         return 0
-    formats = [f for f in args.format.split(",") if f]
+    formats = [f for f in (args.format or args.config["trace"].get("format", "md")).split(",") if f]
     bad = [f for f in formats if f not in report.RENDERERS]
-    if bad:
+    if bad or not formats:
         print(f"sonnx trace: unknown format(s) {bad}; choose from html, md, json, csv", file=sys.stderr)
+        return 2
+    if args.output_file and len(formats) != 1:
+        print(f"sonnx trace: -o/--output-file takes one format, not {len(formats)}; "
+              "use --output-dir DIR for several", file=sys.stderr)
         return 2
     from .. import requirements
     reg = requirements.parse((root / "spec" / "requirements.toml").read_text(encoding="utf-8"))
@@ -50,37 +79,58 @@ def run(args: argparse.Namespace) -> int:
         print(f"sonnx trace: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
     try:
-        m = matrix.build(root, registry=reg, junit_path=Path(args.junit) if args.junit else None,
-                         crosshair_path=Path(args.crosshair) if args.crosshair else None,
-                         proofs_path=Path(args.proofs) if args.proofs else None)
+        m = matrix.build(root, registry=reg, junit_path=files["junit"],
+                         crosshair_path=files["crosshair"], proofs_path=files["proofs"])
     except matrix.EvidenceError as exc:
         print(f"sonnx trace: {exc}", file=sys.stderr)
         return 2
-    if args.output:
-        out = Path(args.output)
-        out.mkdir(parents=True, exist_ok=True)
-        for f in formats:
-            render, name = report.RENDERERS[f]
-            (out / name).write_text(render(m), encoding="utf-8")
-        print(f"wrote {', '.join(report.RENDERERS[f][1] for f in formats)} to {out}")
+    if args.output_dir:
+        out = Path(args.output_dir)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for f in formats:
+                render, name = report.RENDERERS[f]
+                (out / name).write_text(render(m), encoding="utf-8")
+        except OSError as exc:
+            print(f"sonnx trace: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        if args.verbosity >= 0:
+            print(f"wrote {', '.join(report.RENDERERS[f][1] for f in formats)} to {out}", file=sys.stderr)
+    elif args.output_file and args.output_file != "-":
+        if not to_file("sonnx trace", args.output_file, report.RENDERERS[formats[0]][0](m)):
+            return 2
     else:
         for f in formats:
-            sys.stdout.write(report.RENDERERS[f][0](m))
+            write(sys.stdout, report.RENDERERS[f][0](m))
     s = m.as_dict()["summary"]
+    on = colour.wanted(args.color, sys.stderr)
+    verdict = colour.paint(f"{s['defect']} with defects", "bad" if s["defect"] else "good", on)
     print(f"trace: {s['requirements']} requirements, {s['ok']} covered, {s['suspect']} suspect, "
-          f"{s['defect']} with defects", file=sys.stderr)
-    for d in m.defects:
-        print(f"  {d.kind}: {d.requirement}: {d.detail}", file=sys.stderr)
+          f"{verdict}", file=sys.stderr)
+    if args.verbosity >= 0:
+        for d in m.defects:
+            print(f"  {d.kind}: {d.requirement}: {d.detail}", file=sys.stderr)
     return 1 if m.defects else 0
 
 
-def add_parser(sub) -> None:
-    p = sub.add_parser("trace", help="traceability matrix: requirements -> spec, proofs, code, tests")
-    p.add_argument("--format", default="md", help="comma-separated: html, md, json, csv (default md)")
-    p.add_argument("-o", "--output", help="directory for the reports (default: print to stdout)")
-    p.add_argument("--junit", help="JUnit XML of the test run (default build/evidence/junit.xml)")
-    p.add_argument("--crosshair", help="CrossHair summary (default build/evidence/crosshair.json)")
-    p.add_argument("--proofs", help="proof replay summary (default build/evidence/proofs.json; "
+def add_parser(sub, parents=()) -> None:
+    p = sub.add_parser("trace", parents=list(parents),
+                       help="traceability matrix: requirements -> spec, proofs, code, tests",
+                       description="Traceability matrix of a sonnx checkout and its evidence. Exit "
+                                   "status: 0 no defect, 1 defects, 2 bad usage or unreadable evidence.")
+    p.add_argument("--root", metavar="DIR",
+                   help="the sonnx checkout to trace (default: the one holding the current directory)")
+    p.add_argument("--evidence", metavar="DIR",
+                   help="the evidence folder: junit.xml, crosshair.json, proofs.json (default ROOT/build/evidence)")
+    p.add_argument("--format", default=None, help="comma-separated: html, md, json, csv (default md)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output-file", metavar="FILE",
+                     help="write the report (one format) to FILE instead of stdout")
+    out.add_argument("--output-dir", metavar="DIR",
+                     help="write each format's report (trace.html, trace.md, ...) into DIR")
+    p.add_argument("--junit", help="JUnit XML of the test run (default EVIDENCE/junit.xml)")
+    p.add_argument("--crosshair", help="CrossHair summary (default EVIDENCE/crosshair.json)")
+    p.add_argument("--proofs", help="proof replay summary (default EVIDENCE/proofs.json; "
                                     "without it, the status recorded in the Why3 sessions)")
     p.add_argument("--accept", nargs="+", metavar="ID",
                    help="record the current fingerprints of these requirements (or 'all') as reviewed")

@@ -14,6 +14,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import parse as defused_parse
+
 from .files import check_regular
 
 INPUTS_PROPERTY = "sonnx_inputs"
@@ -79,9 +82,12 @@ def parse(path: Path) -> Report:
     except ValueError as exc:
         raise JUnitError(str(exc)) from None
     try:
-        root = ET.parse(path).getroot()
+        # defusedxml: entity expansion and external references refused whatever expat is linked
+        root = defused_parse(path).getroot()
     except (ET.ParseError, UnicodeDecodeError) as exc:
         raise JUnitError(f"{path}: not well-formed XML ({exc})") from None
+    except DefusedXmlException as exc:   # a DTD entity or external reference: no test report has one
+        raise JUnitError(f"{path}: XML refused ({type(exc).__name__}: {exc})") from None
     if _tag(root) not in ("testsuites", "testsuite"):
         raise JUnitError(f"{path}: root element <{root.tag}> is neither testsuites nor testsuite")
     cases: dict[tuple[str, str], Outcome] = {}

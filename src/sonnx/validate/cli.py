@@ -1,28 +1,25 @@
-"""`sonnx validate MODEL... [--format text|json|sarif] [-o FILE]`.
+"""`sonnx validate PATH... [--format text|json|sarif] [-o FILE] [--select/--ignore IDS]`.
 
-Exit 0 when every model conforms, 1 when any violation was found, 2 when a model could not be
-read or the command line is wrong."""
+Exit 0 when no model has a violation of the rules checked, 1 when any has one, 2 when a model
+could not be read or the command line or configuration is wrong. With --exit-zero, violations
+exit 0 too (an unreadable model still exits 2: nothing was judged)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 
+from .. import colour
+from ..output import error, to_file, write
 from .api import validate
 from .formats import FORMATS
-from .text import neutral, shown_path
+from .selection import SelectionError, resolve
+from .text import shown_path
 
+_write = write  # the name the validator's tests knew it by
 
-def _write(stream, text: str) -> None:
-    """Write to a terminal or pipe whatever its encoding: a character it cannot encode (an
-    ASCII locale, say) is written as an escape rather than raising."""
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
-    else:
-        stream.flush()
-        buffer.write(text.encode(encoding, "backslashreplace"))
-    stream.flush()
+PROG = "sonnx validate"
 
 
 def exit_status(reports) -> int:
@@ -32,37 +29,87 @@ def exit_status(reports) -> int:
     return 1 if any(r.findings for r in reports) else 0
 
 
+def _skip(name: str) -> bool:
+    return name.startswith(".")   # .git, .venv, ...: never a user's models, as ruff excludes them
+
+
+def models_in(paths: list[str]) -> list[str]:
+    """``paths`` with each directory replaced by the *.onnx files below it, sorted (the same
+    order on every machine); hidden directories are not entered, symbolic links to
+    directories are not followed. ValueError for a directory that holds no model."""
+    out: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            out.append(path)
+            continue
+        found = []
+        for here, dirs, files in os.walk(path):
+            dirs[:] = [d for d in dirs if not _skip(d)]
+            found += [os.path.join(here, f) for f in files
+                      if f.endswith(".onnx") and not _skip(f) and os.path.isfile(os.path.join(here, f))]
+        if not found:
+            raise ValueError(f"no *.onnx file under the directory {shown_path(path)}")
+        out += sorted(found, key=lambda p: os.path.relpath(p, path).split(os.sep))
+    return out
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
-    reports = [validate(path) for path in args.models]
-    rendered = FORMATS[args.format](reports)
-    if args.output and args.output != "-":
-        try:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(rendered)
-        except (OSError, ValueError) as exc:
-            reason = getattr(exc, "strerror", None) or exc
-            _write(sys.stderr, neutral(f"sonnx validate: cannot write {shown_path(args.output)}: "
-                                       f"{reason}") + "\n")
-            return 2
-    else:
-        _write(sys.stdout, rendered)
-    if args.format != "text":  # text output already says why; JSON/SARIF go to a machine
-        for r in reports:
-            if r.error is not None:
-                _write(sys.stderr, neutral(f"sonnx validate: {r.error}") + "\n")
-    return exit_status(reports)
+    conf = args.config["validate"]
+    fmt = args.format or conf.get("format", "text")
+    exit_zero = args.exit_zero or conf.get("exit-zero", False)
+    try:
+        _, not_checked = resolve(args.select if args.select is not None else conf.get("select"),
+                                 args.ignore if args.ignore is not None else conf.get("ignore"))
+        paths = models_in(args.models)
+    except (SelectionError, ValueError) as exc:
+        error(PROG, str(exc))
+        return 2
+    reports = []
+    for path in paths:
+        r = validate(path)
+        if not_checked:
+            r = dataclasses.replace(r, findings=[f for f in r.findings if f.rule not in not_checked])
+        reports.append(r)
+    to_stdout = not args.output_file or args.output_file == "-"
+    painted = to_stdout and colour.wanted(args.color, sys.stdout)
+    rendered = FORMATS[fmt](reports, not_checked, colour=painted, verbosity=args.verbosity)
+    for r in reports:   # on stderr in every format, whatever the report says
+        if r.error is not None:
+            error(PROG, r.error)
+    if to_stdout:
+        write(sys.stdout, rendered)
+    elif not to_file(PROG, args.output_file, rendered):
+        return 2
+    status = exit_status(reports)
+    return 0 if status == 1 and exit_zero else status
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def _ids(text: str) -> list[str]:
+    return [part for part in text.split(",") if part.strip()]
+
+
+def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "validate", help="check ONNX models against the SONNX profile",
-        description="Check ONNX models against the SONNX profile (Mul and Gemm only, static "
-                    "shapes, no broadcasting, no sparse tensors). Exit status: 0 every model "
-                    "conforms, 1 violations found, 2 a model could not be read or bad usage.")
-    p.add_argument("models", nargs="+", metavar="MODEL", help="ONNX model file(s)")
-    p.add_argument("--format", choices=sorted(FORMATS), default="text",
+        "validate", parents=list(parents), help="check ONNX models against the SONNX profile",
+        description="Check ONNX models against the SONNX profile (static shapes, no broadcasting, "
+                    "no sparse tensors, profile operators only). Exit status: 0 no violation of the "
+                    "rules checked, 1 violations found, 2 a model could not be read or bad usage. "
+                    "Options not given here are read from [tool.sonnx.validate] in the closest "
+                    "pyproject.toml.")
+    p.add_argument("models", nargs="+", metavar="PATH",
+                   help="ONNX model file(s), or directories searched for *.onnx (sorted)")
+    p.add_argument("--format", choices=sorted(FORMATS), default=None,
                    help="text (default, grouped by requirement), json (spec/validate-json-schema.md) "
                         "or sarif (SARIF 2.1.0)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("-o", "--output-file", metavar="FILE",
+                   help="write the report to FILE instead of stdout (never coloured)")
+    p.add_argument("--select", type=_ids, metavar="IDS", default=None,
+                   help="comma-separated requirement IDs or prefixes to check (e.g. MUL,GEMM-R4; "
+                        "default: every rule); a model is only called conformant when every rule "
+                        "is checked")
+    p.add_argument("--ignore", type=_ids, metavar="IDS", default=None,
+                   help="comma-separated requirement IDs or prefixes not to check")
+    p.add_argument("--exit-zero", action="store_true", default=None,
+                   help="exit 0 even when violations are found (an unreadable model still exits 2)")
     p.set_defaults(func=_cmd_validate)
     return p

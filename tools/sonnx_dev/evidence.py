@@ -1,6 +1,7 @@
 """The certification evidence bundle: run every check, keep every log, fingerprint every file.
 
-`tools/evidence` calls ``main``. The bundle folder is emptied first, so that everything in it
+`tools/evidence` calls ``main`` (a development tool: it runs the checkout's own tools, so it
+lives under tools/ and is not shipped in the wheel). The bundle folder is emptied first, so that everything in it
 was made by this run. Each step is a command of the project's own; its output is shown as it
 runs, each line with the elapsed time, and kept under build/evidence/logs/. The bundle ends
 with manifest.json (the machine, every installed package, BLAS, CPU, the commit and whether
@@ -23,9 +24,9 @@ import threading
 import time
 from pathlib import Path
 
-from .inputs import STEP_GLOBS, step_inputs
+from sonnx.trace.inputs import STEP_GLOBS, step_inputs
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]   # tools/sonnx_dev/evidence.py
 OUT = ROOT / "build" / "evidence"
 PYTEST_SUMMARY = re.compile(r"^=*\s*(\d+ (passed|failed|error|errors|skipped|deselected)\b.*?)\s*=*$")
 
@@ -40,7 +41,7 @@ def _steps(py: str, out: Path) -> list[tuple[str, list[str], dict[str, str]]]:
         # the examples include models built to be refused: the check is that each verdict is
         # the expected one, which examples/expected.json records and the step compares
         ("validate", [py, "-m", "sonnx.trace.examples", *examples], {}),
-        ("trace", [py, "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "-o", str(out / "trace"),
+        ("trace", [py, "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "--output-dir", str(out / "trace"),
                    "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
                    "--crosshair", str(out / "crosshair.json")], {}),
     ]

@@ -1,0 +1,47 @@
+"""Which rules a `sonnx validate` run reports: `--select` / `--ignore` by requirement ID or
+prefix, as ruff selects by code or prefix. A selector matches an ID equal to it or beginning
+with it followed by "-": `MUL` is every MUL-R*, `GEMM-R4` is GEMM-R4 alone (not GEMM-R40),
+`ONNX` is the three onnx categories. A selector that matches no rule is an error: a typo
+must not silently check nothing.
+
+Every rule is still evaluated; a rule that is not selected is left out of the report, and
+the report names it as not checked. A model is only called conformant when nothing was left
+out."""
+from __future__ import annotations
+
+from .. import requirements
+from .report import ONNX_CATEGORIES
+
+
+class SelectionError(ValueError):
+    """A selector that names no rule."""
+
+
+def all_rules() -> list[str]:
+    """Every rule a finding can carry: the requirement registry, then the onnx categories."""
+    return [*requirements.load(), *ONNX_CATEGORIES]
+
+
+def _matches(selector: str, rule: str) -> bool:
+    return rule == selector or rule.startswith(selector + "-")
+
+
+def _expand(selectors: list[str], rules: list[str], option: str) -> set[str]:
+    chosen: set[str] = set()
+    for raw in selectors:
+        selector = raw.strip().upper()
+        hits = {r for r in rules if _matches(selector, r)}
+        if not hits:
+            raise SelectionError(
+                f"{option} {raw!r} names no rule; give a requirement ID (e.g. MUL-R4) or a prefix "
+                f"of one (e.g. MUL, GEMM, PROF, ONNX): `sonnx requirements` lists them")
+        chosen |= hits
+    return chosen
+
+
+def resolve(select: list[str] | None, ignore: list[str] | None) -> tuple[list[str], list[str]]:
+    """(checked, not_checked), each in registry order. ``select`` None means every rule."""
+    rules = all_rules()
+    chosen = _expand(select, rules, "--select") if select is not None else set(rules)
+    chosen -= _expand(ignore or [], rules, "--ignore")
+    return [r for r in rules if r in chosen], [r for r in rules if r not in chosen]
