@@ -9,7 +9,7 @@ a misspelt `selct` would otherwise check every rule while the user believes othe
 
     [tool.sonnx.validate]
     select = ["MUL", "PROF"]           # requirement IDs or prefixes (default: every rule)
-    ignore = ["PROF-R3"]
+    ignore = ["ONNX-IR"]
     format = "text"                    # text | json | sarif
     exit-zero = false
 

@@ -96,9 +96,9 @@ def test_a_selector_naming_no_rule_is_a_usage_error(tree, capsys, option):
     code, out, err = run(["validate", option, "MUL,GEMM-R", str(tree)], capsys)
     assert code == 2 and out == ""
     assert err == (f"sonnx validate: {option} 'GEMM-R' names no rule; give a requirement ID "
-                   "(e.g. MUL-R4) or a prefix of one (e.g. MUL, GEMM, PROF, ONNX): "
-                   "`sonnx requirements` lists them\n")
-    # a prefix matches whole segments: MUL-R1 is not MUL-R10
+                   "or a prefix of one (e.g. MUL, GEMM, PROF, ONNX): `sonnx requirements` lists "
+                   "the IDs\n")
+    # a prefix matches whole segments of an ID, never part of one
     assert run(["validate", option, "MUL-R", str(tree)], capsys)[0] == 2
 
 

@@ -38,7 +38,7 @@ def test_exit_codes(files, capsys):
     code, out, _ = run(["validate", str(good), str(bad)], capsys)
     assert code == 1 and "[MUL-R4]" in out and "conforms" in out
     code, out, err = run(["validate", str(good), str(tmp / "missing.onnx")], capsys)
-    assert code == 2 and "no such file" in out
+    assert code == 2 and "no such file" in out and err == f"sonnx validate: {tmp / 'missing.onnx'}: no such file\n"
 
 
 def test_usage_errors_exit_2(files, capsys):
@@ -59,7 +59,7 @@ def _write(tmp, name, data: bytes):
 
 
 @pytest.mark.req("PROF-R1")
-@pytest.mark.parametrize("kind", ["truncated", "random", "text", "empty", "directory", "no_graph"])
+@pytest.mark.parametrize("kind", ["truncated", "random", "text", "empty", "no_graph"])
 def test_unreadable_inputs_exit_2(kind, files, capsys):
     tmp, good, _ = files
     data = M.chain(50).SerializeToString()
@@ -68,11 +68,15 @@ def test_unreadable_inputs_exit_2(kind, files, capsys):
         "random": lambda: _write(tmp, "r.onnx", bytes((i * 7919 + 13) % 256 for i in range(4096))),
         "text": lambda: _write(tmp, "x.onnx", b"this is a text file, not an ONNX model\n" * 20),
         "empty": lambda: _write(tmp, "e.onnx", b""),
-        "directory": lambda: tmp,
         "no_graph": lambda: _write(tmp, "n.onnx", onnx.ModelProto(ir_version=8).SerializeToString()),
     }[kind]()
     code, out, err = run(["validate", str(path)], capsys)
-    assert code == 2 and "ERROR" in out
+    assert code == 2 and "ERROR" in out and err.startswith(f"sonnx validate: {path}: ")
+
+
+def test_a_directory_without_models_exits_2(tmp_path, capsys):
+    code, out, err = run(["validate", str(tmp_path)], capsys)
+    assert code == 2 and out == "" and "no *.onnx file under the directory" in err
 
 
 def test_over_2_gib_refused_before_parsing(tmp_path, capsys):

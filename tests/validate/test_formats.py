@@ -1,4 +1,5 @@
-"""JSON output against its schema (spec/validate-report.schema.json) and SARIF 2.1.0 structure."""
+"""JSON output against its schema (spec/validate-report.schema.json) and SARIF output against the
+official SARIF 2.1.0 schema (tests/validate/schemas/, see its README), both with jsonschema."""
 from __future__ import annotations
 
 import json
@@ -15,43 +16,17 @@ from . import models as M
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "spec" / "validate-report.schema.json").read_text())
+SARIF_SCHEMA = json.loads((ROOT / "tests" / "validate" / "schemas" / "sarif-schema-2.1.0.json").read_text())
 
 
-def check(instance, schema, root=SCHEMA, where="$"):
-    """The subset of JSON Schema the report schema uses (jsonschema is not a dependency)."""
-    import re
-    if "$ref" in schema:
-        schema = root["$defs"][schema["$ref"].split("/")[-1]]
-    if "const" in schema:
-        assert instance == schema["const"], where
-    if "enum" in schema:
-        assert instance in schema["enum"], where
-    if "type" in schema:
-        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        py = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
-              "integer": int}
-        assert any(isinstance(instance, py[t]) and not (t == "integer" and isinstance(instance, bool))
-                   for t in types), (where, instance)
-    if isinstance(instance, dict):
-        for key in schema.get("required", []):
-            assert key in instance, (where, key)
-        props = schema.get("properties", {})
-        if schema.get("additionalProperties") is False:
-            assert set(instance) <= set(props), (where, set(instance) - set(props))
-        for k, v in instance.items():
-            if k in props:
-                check(v, props[k], root, f"{where}.{k}")
-            elif isinstance(schema.get("additionalProperties"), dict):
-                check(v, schema["additionalProperties"], root, f"{where}.{k}")
-    if isinstance(instance, list) and "items" in schema:
-        for i, v in enumerate(instance):
-            check(v, schema["items"], root, f"{where}[{i}]")
-    if isinstance(instance, str):
-        if "pattern" in schema:
-            assert re.search(schema["pattern"], instance), (where, instance)
-        assert len(instance) >= schema.get("minLength", 0), where
-    if isinstance(instance, int) and "minimum" in schema:
-        assert instance >= schema["minimum"], where
+def check(instance, schema=SCHEMA):
+    """Validate ``instance`` against ``schema`` with jsonschema, in the draft the schema
+    declares ($schema); every error is reported, not the first one only."""
+    import jsonschema
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    errors = sorted(validator(schema).iter_errors(instance), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
 
 
 @pytest.fixture
@@ -96,6 +71,7 @@ def test_json_matches_schema(paths, capsys):
 def test_sarif_structure(paths, capsys):
     main(["validate", "--format", "sarif", *paths])
     log = json.loads(capsys.readouterr().out)
+    check(log, SARIF_SCHEMA)
     assert log["version"] == "2.1.0" and len(log["runs"]) == 1
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
@@ -111,3 +87,32 @@ def test_sarif_structure(paths, capsys):
     assert {r["ruleId"] for r in run["results"]} == {"MUL-R4", "GEMM-R4", "PROF-R2", "PROF-R1"}
     inv = run["invocations"][0]
     assert inv["executionSuccessful"] is False and "no such file" in inv["toolExecutionNotifications"][0]["message"]["text"]
+
+
+@pytest.mark.req("MUL-R4")
+def test_partial_runs_match_both_schemas(paths, capsys):
+    main(["validate", "--format", "json", "--select", "MUL", *paths])
+    check(json.loads(capsys.readouterr().out))
+    main(["validate", "--format", "sarif", "--ignore", "PROF,ONNX", *paths])
+    check(json.loads(capsys.readouterr().out), SARIF_SCHEMA)
+
+
+@pytest.mark.req("MUL-R4")
+@pytest.mark.parametrize("fault", ["extra key", "bad status", "rule pattern", "sarif level", "sarif version"])
+def test_the_schema_checks_catch_a_planted_fault(paths, capsys, fault):
+    """Each check fails on a document bent the way a broken renderer would bend it."""
+    fmt = "sarif" if fault.startswith("sarif") else "json"
+    main(["validate", "--format", fmt, *paths])
+    doc = json.loads(capsys.readouterr().out)
+    if fault == "extra key":
+        doc["models"][0]["verdict"] = "ok"
+    elif fault == "bad status":
+        doc["models"][0]["status"] = "fine"
+    elif fault == "rule pattern":
+        doc["models"][1]["findings"][0]["rule"] = "mul r4"
+    elif fault == "sarif level":
+        doc["runs"][0]["results"][0]["level"] = "fatal"
+    else:
+        doc["version"] = "2.0.0"
+    with pytest.raises(AssertionError):
+        check(doc, SARIF_SCHEMA if fmt == "sarif" else SCHEMA)

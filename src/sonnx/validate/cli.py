@@ -104,7 +104,7 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output-file", metavar="FILE",
                    help="write the report to FILE instead of stdout (never coloured)")
     p.add_argument("--select", type=_ids, metavar="IDS", default=None,
-                   help="comma-separated requirement IDs or prefixes to check (e.g. MUL,GEMM-R4; "
+                   help="comma-separated requirement IDs or prefixes to check (e.g. MUL,PROF; "
                         "default: every rule); a model is only called conformant when every rule "
                         "is checked")
     p.add_argument("--ignore", type=_ids, metavar="IDS", default=None,

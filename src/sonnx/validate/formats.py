@@ -96,7 +96,7 @@ def to_json_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> d
         models.append(model)
     return {"schema": JSON_SCHEMA_ID,
             "tool": {"name": "sonnx", "version": _version()},
-            "conforms": not not_checked and all(r.conforms for r in reports),
+            "conforms": all(r.conforms for r in reports) and not not_checked,
             "not_checked": list(not_checked),
             "models": models}
 
@@ -155,18 +155,21 @@ def to_sarif_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> 
                                if k in ("graph", "node_index", "node_name", "op_type", "domain",
                                         "op_version", "tensor") and v is not None},
             })
-    overrides = [{"descriptor": {"id": rid, "index": index[rid]}, "configuration": {"enabled": False}}
-                 for rid in not_checked]
-    warnings = [{"level": "warning", "message": {"text": _not_checked_line(not_checked)}}] if not_checked else []
+    invocation: dict = {"executionSuccessful": not notifications,
+                        "toolExecutionNotifications": notifications}
+    if not_checked:
+        invocation["toolExecutionNotifications"] = notifications + [
+            {"level": "warning", "message": {"text": _not_checked_line(not_checked)}}]
+        invocation["ruleConfigurationOverrides"] = [
+            {"descriptor": {"id": rid, "index": index[rid]}, "configuration": {"enabled": False}}
+            for rid in not_checked]
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "sonnx", "version": _version(),
                                 "rules": rules}},
-            "invocations": [{"executionSuccessful": not notifications,
-                             "toolExecutionNotifications": notifications + warnings,
-                             "ruleConfigurationOverrides": overrides}],
+            "invocations": [invocation],
             "artifacts": [{"location": {"uri": uri[id(r)]}} for r in reports],
             "results": results,
         }],

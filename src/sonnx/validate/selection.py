@@ -1,8 +1,8 @@
 """Which rules a `sonnx validate` run reports: `--select` / `--ignore` by requirement ID or
 prefix, as ruff selects by code or prefix. A selector matches an ID equal to it or beginning
-with it followed by "-": `MUL` is every MUL-R*, `GEMM-R4` is GEMM-R4 alone (not GEMM-R40),
-`ONNX` is the three onnx categories. A selector that matches no rule is an error: a typo
-must not silently check nothing.
+with it followed by "-": `MUL` is every MUL-R*, `ONNX` the three onnx categories, a full ID
+that ID alone (never a longer ID that merely starts with the same characters). A selector
+that matches no rule is an error: a typo must not silently check nothing.
 
 Every rule is still evaluated; a rule that is not selected is left out of the report, and
 the report names it as not checked. A model is only called conformant when nothing was left
@@ -33,8 +33,8 @@ def _expand(selectors: list[str], rules: list[str], option: str) -> set[str]:
         hits = {r for r in rules if _matches(selector, r)}
         if not hits:
             raise SelectionError(
-                f"{option} {raw!r} names no rule; give a requirement ID (e.g. MUL-R4) or a prefix "
-                f"of one (e.g. MUL, GEMM, PROF, ONNX): `sonnx requirements` lists them")
+                f"{option} {raw!r} names no rule; give a requirement ID or a prefix of one (e.g. "
+                f"MUL, GEMM, PROF, ONNX): `sonnx requirements` lists the IDs")
         chosen |= hits
     return chosen
 
