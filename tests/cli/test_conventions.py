@@ -17,6 +17,7 @@ import sonnx
 from sonnx.cli import main
 
 from ..validate import models as M
+from ..validate.test_cli import run   # main(argv) with captured streams, never a traceback
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,13 +29,6 @@ def sonnx_cmd(*args, cwd=None, env=None, **kw):
                           capture_output=True, text=True, timeout=300, **kw)
 
 
-def run(argv, capsys):
-    code = main(argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
-
-
 def test_version_and_python_dash_m(tmp_path):
     p = sonnx_cmd("--version", cwd=tmp_path)
     assert (p.returncode, p.stdout, p.stderr) == (0, f"sonnx {sonnx.__version__}\n", "")
@@ -42,6 +36,9 @@ def test_version_and_python_dash_m(tmp_path):
     assert p.returncode == 0 and p.stdout.startswith("PROF-R1")
     p = sonnx_cmd(cwd=tmp_path)      # no sub-command: usage on stderr, exit 2
     assert p.returncode == 2 and p.stdout == "" and p.stderr.startswith("usage: sonnx")
+    for sub, option in (("validate", "--select"), ("trace", "--evidence"), ("requirements", "--output-file")):
+        p = sonnx_cmd(sub, "--help", cwd=tmp_path)
+        assert p.returncode == 0 and option in p.stdout and "--color" in p.stdout and p.stderr == ""
 
 
 def _on_a_terminal(args, cwd, env):

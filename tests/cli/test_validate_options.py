@@ -12,13 +12,7 @@ from sonnx.cli import main
 from sonnx.validate.selection import all_rules
 
 from ..validate import models as M
-
-
-def run(argv, capsys):
-    code = main(argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+from ..validate.test_cli import run   # main(argv) with captured streams, never a traceback
 
 
 @pytest.fixture
