@@ -180,6 +180,10 @@ def test_trace_output_file_is_one_file_and_output_dir_a_folder(tmp_path, capsys)
     code, out, err = run([*base, "--format", "md,csv", "--output-dir", str(tmp_path / "dir")], capsys)
     assert code in (0, 1) and out == ""
     assert sorted(p.name for p in (tmp_path / "dir").iterdir()) == ["trace.csv", "trace.md"]
+    code, out, loud = run([*base, "--format", "json"], capsys)
+    code_q, out_q, quiet = run([*base, "--format", "json", "-q"], capsys)
+    assert code == code_q == 1 and json.loads(out) == json.loads(out_q)   # -q: the report stays
+    assert quiet.count("\n") == 1 and quiet.startswith("trace: ") and len(loud.splitlines()) > 1
     with pytest.raises(SystemExit) as exc:
         main([*base, "-o", str(tmp_path / "a"), "--output-dir", str(tmp_path / "b")])
     assert exc.value.code == 2

@@ -96,6 +96,12 @@ def test_a_selector_naming_no_rule_is_a_usage_error(tree, capsys, option):
     assert run(["validate", option, "MUL-R", str(tree)], capsys)[0] == 2
 
 
+@pytest.mark.parametrize("argv", [["--select", ""], ["--select", "MUL", "--ignore", "MUL"]])
+def test_a_selection_of_no_rule_is_a_usage_error(tree, capsys, argv):
+    code, out, err = run(["validate", *argv, str(tree)], capsys)
+    assert (code, out, err) == (2, "", "sonnx validate: --select and --ignore leave no rule to check\n")
+
+
 @pytest.mark.req("MUL-R4")
 def test_exit_zero_reports_but_does_not_fail(tree, capsys):
     code, out, _ = run(["validate", "--exit-zero", str(tree)], capsys)

@@ -44,4 +44,6 @@ def resolve(select: list[str] | None, ignore: list[str] | None) -> tuple[list[st
     rules = all_rules()
     chosen = _expand(select, rules, "--select") if select is not None else set(rules)
     chosen -= _expand(ignore or [], rules, "--ignore")
+    if not chosen:
+        raise SelectionError("--select and --ignore leave no rule to check")
     return [r for r in rules if r in chosen], [r for r in rules if r not in chosen]
