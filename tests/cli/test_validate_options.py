@@ -53,8 +53,8 @@ def test_select_by_prefix_reports_only_those_rules_and_says_what_was_not_checked
     code, out, _ = run(["validate", "--select", "MUL", str(tree)], capsys)
     assert code == 1 and "[MUL-R4]" in out and "[GEMM-R4]" not in out
     not_checked = [r for r in all_rules() if not r.startswith("MUL-")]
-    assert f"not checked ({len(not_checked)} rule(s) left out by --select/--ignore): " \
-           f"{', '.join(not_checked)}" in out
+    assert (f"not checked ({len(not_checked)} rule(s) left out by select/ignore, from the command "
+            f"line or [tool.sonnx.validate]): {', '.join(not_checked)}") in out
     assert "conforms to the SONNX profile" not in out   # nothing is conformant in a partial run
     assert f"good.onnx: no violation of the rules checked (not a conformance verdict: " \
            f"{len(not_checked)} rule(s) not checked)" in out
@@ -159,6 +159,7 @@ def test_colour_never_reaches_a_file_or_a_pipe(tree, tmp_path, capsys, monkeypat
     monkeypatch.delenv("NO_COLOR", raising=False)
     code, out, _ = run(["validate", str(tree)], capsys)     # captured: not a terminal
     assert "\x1b[" not in out
+    monkeypatch.setenv("NO_COLOR", "1")      # an explicit --color always wins over NO_COLOR
     code, out, _ = run(["validate", "--color", "always", str(tree)], capsys)
     assert "\x1b[1;33m[MUL-R4]\x1b[0m" in out and "\x1b[1;31m1 violation(s)" in out
     report = tmp_path / "r.txt"

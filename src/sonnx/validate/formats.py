@@ -35,8 +35,9 @@ def _model_status(r: Report, not_checked: Sequence[str]) -> str:
 
 
 def _not_checked_line(not_checked: Sequence[str]) -> str:
-    return (f"not checked ({len(not_checked)} rule(s) left out by --select/--ignore): "
-            f"{', '.join(not_checked)}; no model is called conformant by this run")
+    return (f"not checked ({len(not_checked)} rule(s) left out by select/ignore, from the command "
+            f"line or [tool.sonnx.validate]): {', '.join(not_checked)}; no model is called "
+            "conformant by this run")
 
 
 def to_text(reports: Sequence[Report], not_checked: Sequence[str] = (), *, colour: bool = False,
@@ -126,7 +127,7 @@ def _rule_descriptors(used: list[str]) -> list[dict]:
 
 
 def to_sarif_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> dict:
-    """SARIF 2.1.0. Rules left out by --select/--ignore are disabled in the invocation's
+    """SARIF 2.1.0. Rules left out by select/ignore are disabled in the invocation's
     ruleConfigurationOverrides (SARIF's own way to say a rule was not run) and named in a
     warning notification."""
     used = list(dict.fromkeys(f.rule for r in reports for f in r.findings))
