@@ -6,8 +6,8 @@ import json
 from typing import Sequence
 
 from .. import requirements
-from .report import ONNX_CATEGORIES, Report
 from ..colour import paint
+from .report import ONNX_CATEGORIES, Report
 from .text import neutral, path_uri
 
 JSON_SCHEMA_ID = "sonnx-validate-report/1"
