@@ -80,6 +80,9 @@ def test_select_by_id_and_ignore_in_every_format(tree, capsys):
     assert log["tool"]["driver"]["rules"][index]["id"] == "GEMM-R4"
     assert [n["level"] for n in inv["toolExecutionNotifications"]] == ["warning"]
     assert "GEMM-R4" in inv["toolExecutionNotifications"][0]["message"]["text"]
+    # repeated options add up, as ruff's do
+    code, out, _ = run(["validate", "--select", "GEMM-R4", "--select", "MUL", "--format", "json", gemm], capsys)
+    assert "GEMM-R4" not in json.loads(out)["not_checked"] and "MUL-R1" not in json.loads(out)["not_checked"]
     # with every rule checked, nothing is said to be left out
     code, out, _ = run(["validate", "--format", "json", good], capsys)
     assert code == 0 and json.loads(out)["not_checked"] == [] and json.loads(out)["conforms"] is True

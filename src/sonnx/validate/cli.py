@@ -103,12 +103,13 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                         "or sarif (SARIF 2.1.0)")
     p.add_argument("-o", "--output-file", metavar="FILE",
                    help="write the report to FILE instead of stdout (never coloured)")
-    p.add_argument("--select", type=_ids, metavar="IDS", default=None,
+    p.add_argument("--select", type=_ids, action="extend", metavar="IDS", default=None,
                    help="comma-separated requirement IDs or prefixes to check (e.g. MUL,PROF; "
                         "default: every rule); a model is only called conformant when every rule "
                         "is checked")
-    p.add_argument("--ignore", type=_ids, metavar="IDS", default=None,
-                   help="comma-separated requirement IDs or prefixes not to check")
+    p.add_argument("--ignore", type=_ids, action="extend", metavar="IDS", default=None,
+                   help="comma-separated requirement IDs or prefixes not to check (both options "
+                        "may be repeated)")
     p.add_argument("--exit-zero", action="store_true", default=None,
                    help="exit 0 even when violations are found (an unreadable model still exits 2)")
     p.set_defaults(func=_cmd_validate)
