@@ -84,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     except config.ConfigError as exc:
         error("sonnx", str(exc))
         return 2
+    except OSError as exc:       # the current directory was removed under us, say
+        error("sonnx", f"cannot look for pyproject.toml: {exc.strerror or exc}")
+        return 2
     args.config = tables
     args.config_path = path
     if args.color is None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import onnx
 import pytest
@@ -39,6 +40,21 @@ def test_a_directory_is_searched_for_models_in_sorted_order(tree, capsys):
         str(tree / "good.onnx"), str(tree / "sub" / "bcast.onnx"),
         str(tree / "sub" / "deeper" / "gemm_bias.onnx")]
     assert [m["status"] for m in doc["models"]] == ["conforms", "violations", "violations"]
+
+
+def test_a_directory_that_cannot_be_read_is_an_error(tree, capsys, monkeypatch):
+    """os.walk reports a folder it cannot list through onerror (tests run as root here, which
+    reads any folder: the refusal is planted in os.scandir)."""
+    locked = str(tree / "sub" / "deeper")
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == locked:
+            raise PermissionError(13, "Permission denied", locked)
+        return real(path)
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, out, err = run(["validate", str(tree)], capsys)
+    assert code == 2 and out == "" and f"cannot read the directory {locked}: Permission denied" in err
 
 
 def test_a_directory_without_models_is_a_usage_error(tmp_path, monkeypatch, capsys):

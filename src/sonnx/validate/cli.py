@@ -43,7 +43,11 @@ def models_in(paths: list[str]) -> list[str]:
             out.append(path)
             continue
         found = []
-        for here, dirs, files in os.walk(path):
+
+        def unreadable(exc: OSError) -> None:   # a folder we cannot list must not pass unseen
+            raise ValueError(f"cannot read the directory {shown_path(exc.filename)}: {exc.strerror}")
+
+        for here, dirs, files in os.walk(path, onerror=unreadable):
             dirs[:] = [d for d in dirs if not _skip(d)]
             found += [os.path.join(here, f) for f in files
                       if f.endswith(".onnx") and not _skip(f) and os.path.isfile(os.path.join(here, f))]
