@@ -48,7 +48,7 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
     return tuple(reversed(out))
 
 
-# req: MUL-R1, MUL-R2, MUL-R3, MUL-R4
+# req: MUL-R1, MUL-R2, MUL-R3, MUL-R4, ADD-R1, ADD-R2, ADD-R3, ADD-R4
 def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
                 broadcast: int | None = None) -> list[Violation]:
     """Every violation of R1..R4 of a node of ``op`` with inputs ``a`` and ``b`` under ``opset``.
@@ -116,7 +116,7 @@ def _every_element_ok(element_ok: Callable, a: TensorValue, b: TensorValue, c: T
     return True
 
 
-# req: MUL-R1, MUL-R3, MUL-R4
+# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4
 def reference_kernel(op: str, prefix: str, latest: int, element: Callable, element_ok: Callable,
                      int_loop: Callable | None = None) -> Callable[[TensorValue, TensorValue], TensorValue]:
     """The reference kernel of ``op``: c[i] = element(T, a[i], b[i]) over flat row-major data.
@@ -168,7 +168,7 @@ def _memo_key(a: object, b: object, opset: object) -> tuple | None:
     return None
 
 
-# req: MUL-R1, MUL-R3, MUL-R4
+# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4
 def _check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
     """Every check of a kernel's arguments: TypeError or ProfileViolation; else whether the
     result may raise floating-point warnings (a float type)."""
@@ -189,7 +189,7 @@ TypeError for non-array inputs and a non-integer opset.
 """
 
 
-# req: MUL-R1, MUL-R3
+# req: MUL-R1, MUL-R3, ADD-R1, ADD-R3
 def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -> Callable[..., np.ndarray]:
     """The numpy kernel of ``op``: every check, then ``ufunc`` on the arrays as they are.
 
