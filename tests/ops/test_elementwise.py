@@ -24,7 +24,7 @@ from sonnx import dtypes
 from sonnx.ops import add as add_op, elementwise, mul as mul_op
 from sonnx.ops.registry import Operator, operator, operators
 from sonnx.ops.signature import TensorSig
-from sonnx.semantics.tensor import from_numpy, to_numpy
+from sonnx.semantics.tensor import FULL_CONTRACTS, from_numpy, to_numpy
 
 from .conftest import assert_same_bits, cross
 
@@ -345,6 +345,14 @@ class Refusals(Suite):
             "ONNX-INFERENCE", self.rid(3), self.rid(3)]
         assert rules(_model(self.op.name, [2, 3], [2, 3], opset=6, broadcast=1)) == [self.rid(4)]
         assert rules(_model(self.op.name, ["N", 3], ["N", 3])) == ["PROF-R2"] * 3
+
+    def test_reference_checks_its_constraints_once_per_call(self, monkeypatch):
+        calls = []
+        checked = elementwise.constraints
+        monkeypatch.setattr(elementwise, "constraints", lambda *a, **k: calls.append(1) or checked(*a, **k))
+        x = from_numpy(np.ones((2, 3), np.float32))
+        self.op.reference(x, x)
+        assert len(calls) == (2 if FULL_CONTRACTS else 1)     # the precondition repeats it for CrossHair
 
     def test_reference_refuses_what_the_kernel_refuses(self):
         a, b = from_numpy(np.ones((2, 3), np.float32)), from_numpy(np.ones((3,), np.float32))

@@ -17,7 +17,7 @@ import sonnx
 from sonnx import dtypes
 from sonnx.ops import gemm as gemm_op
 from sonnx.ops.signature import TensorSig
-from sonnx.semantics.tensor import TensorValue, from_numpy, to_numpy
+from sonnx.semantics.tensor import FULL_CONTRACTS, TensorValue, from_numpy, to_numpy
 
 from .conftest import assert_same_bits, edge_values
 
@@ -92,6 +92,15 @@ def test_unknown_dimensions_are_left_to_prof_r2():
     with pytest.raises(sonnx.ProfileViolation) as e:
         gemm_op.gemm_reference(TensorValue("float", (2, 0), []), TensorValue("float", (0, 3), []))
     assert [v.requirement for v in e.value.violations] == ["PROF-R2", "PROF-R2"]
+
+
+@pytest.mark.req("GEMM-R1")
+def test_reference_checks_its_constraints_once_per_call(monkeypatch):
+    calls = []
+    checked = gemm_op.constraints
+    monkeypatch.setattr(gemm_op, "constraints", lambda *a, **k: calls.append(1) or checked(*a, **k))
+    gemm_op.gemm_reference(TensorValue("float", (1, 2), [1.0, 2.0]), TensorValue("float", (2, 1), [3.0, 4.0]))
+    assert len(calls) == (2 if FULL_CONTRACTS else 1)     # the precondition repeats it for CrossHair
 
 
 @pytest.mark.req("GEMM-R2")
