@@ -55,13 +55,16 @@ def test_the_committed_tree_matches_its_baseline(tree):
 
 
 def test_mul_body_changed_to_add_is_suspect_with_its_diff(tree):
-    edit(tree / "src/sonnx/ops/mul.py", "    else:                       # integers wrap without a warning; errstate would cost ~1 us\n        out = np.multiply(a, b)",
-         "    else:                       # integers wrap without a warning; errstate would cost ~1 us\n        out = np.add(a, b)")
+    # Mul's numpy kernel is the element-wise layer's, built with Mul's ufunc in mul.py
+    edit(tree / "src/sonnx/ops/mul.py", "mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply,",
+         "mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.add,")
     found, diffs = suspects_of(tree)
-    assert "code:src/sonnx/ops/mul.py:mul changed" in found["MUL-R1"]
+    [site] = [s for s in diffs["MUL-R1"] if s.startswith("code:src/sonnx/ops/mul.py:")]
+    assert f"{site} changed" in found["MUL-R1"]
     assert set(found) == {"MUL-R1", "MUL-R3", "MUL-R4"}        # the IDs its marker names
-    diff = diffs["MUL-R1"]["code:src/sonnx/ops/mul.py:mul"]
-    assert "-        out = np.multiply(a, b)" in diff and "+        out = np.add(a, b)" in diff
+    diff = diffs["MUL-R1"][site]
+    assert "-mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply," in diff
+    assert "+mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.add," in diff
 
 
 def test_corrupted_compiled_gemm_fold_is_suspect(tree):
@@ -78,19 +81,19 @@ def test_fma_contraction_on_the_fold_is_suspect(tree):
 
 
 def test_weakened_mul_postcondition_is_suspect(tree):
-    edit(tree / "src/sonnx/ops/mul.py", "lambda a, result: result.shape == a.shape and result.dtype == a.dtype",
+    edit(tree / "src/sonnx/ops/elementwise.py", "lambda a, result: result.shape == a.shape and result.dtype == a.dtype",
          "lambda a, result: result.dtype == a.dtype")
     found, diffs = suspects_of(tree)
-    assert "code:src/sonnx/ops/mul.py:mul_reference changed" in found["MUL-R1"]
-    assert "result.shape == a.shape" in diffs["MUL-R1"]["code:src/sonnx/ops/mul.py:mul_reference"]
+    assert "code:src/sonnx/ops/elementwise.py:reference_kernel changed" in found["MUL-R1"]
+    assert "result.shape == a.shape" in diffs["MUL-R1"]["code:src/sonnx/ops/elementwise.py:reference_kernel"]
 
 
 def test_comment_whitespace_and_docstring_edits_are_not_suspect(tree):
-    mul = tree / "src/sonnx/ops/mul.py"
-    edit(mul, "    # numpy returns a scalar for rank-0 operands; the API promises an array\n",
-         "    # numpy gives a scalar for rank-0 operands (reworded comment)\n\n")
-    edit(mul, '"""Element-wise product of two arrays', '"""The element-wise product of two arrays')
-    edit(mul, "with np.errstate(all=\"ignore\"):", "with np.errstate( all = \"ignore\" ) :")
+    layer = tree / "src/sonnx/ops/elementwise.py"
+    edit(layer, "        else:                   # integers wrap without a warning; errstate would cost ~1 us\n",
+         "        else:   # integers wrap silently (reworded comment)\n\n")
+    edit(layer, '"""The numpy kernel of ``op``: every check', '"""The numpy kernel of ``op``, every check')
+    edit(layer, "with np.errstate(all=\"ignore\"):", "with np.errstate( all = \"ignore\" ) :")
     edit(tree / "src/sonnx/ops/gemm_fold_ir.py", "# s = s + a*b: one rounded product, then one rounded sum",
          "# s = s + a * b, the product rounded, then the sum (reworded)")
     assert suspects_of(tree)[0] == {}
