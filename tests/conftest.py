@@ -3,6 +3,7 @@ the JUnit report records the hash of the tree it was made on (the trace calls a 
 another tree stale)."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from sonnx.trace.inputs import step_inputs
 from sonnx.trace.junit import INPUTS_PROPERTY
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))   # sonnx_dev: development tools, not in the wheel
 
 # Same inputs, same verdicts, every run: hypothesis draws its examples from a fixed seed.
 settings.register_profile("sonnx", derandomize=True, print_blob=True)

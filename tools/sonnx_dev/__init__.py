@@ -1,0 +1,1 @@
+"""Development tools of sonnx (not shipped in the wheel)."""
