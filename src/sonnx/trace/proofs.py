@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from . import whyml
+from ..requirements import ID_PATTERN
 
 # theories every operator's proofs build on; each operator's own files are its registry
 # record's ``proofs`` (sonnx.ops.registry), so no list of operators is kept here
@@ -29,8 +30,8 @@ PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.con
     "z3noauto": ("Z3", "5.4.0", "noauto"),
     "cvc5": ("CVC5", "1.0.3", ""),
 }
-REQ_RE = re.compile(r"\(\*\s*req:\s*((?:(?:MUL|GEMM|PROF)-R\d+\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
-ID_RE = re.compile(r"(?:MUL|GEMM|PROF)-R\d+")
+REQ_RE = re.compile(rf"\(\*\s*req:\s*((?:{ID_PATTERN}\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
+ID_RE = re.compile(ID_PATTERN)
 HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
           '<!DOCTYPE why3session PUBLIC "-//Why3//proof session v5//EN"\n'
           '"http://why3.lri.fr/why3session.dtd">\n')
