@@ -20,8 +20,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from sonnx.trace import proof_assumptions as A
-from sonnx.trace.inputs import step_inputs
 from sonnx.trace import proofs
+from sonnx.trace.inputs import step_inputs
 from sonnx.trace.proofs import (HEADER, LIB_FILES, PROVERS, PY_FILES, _keyed, _proved,
                                 parse_py, parse_replay, parse_why3_json, summary, table)
 

@@ -5,6 +5,8 @@ Conventions (see proofs/README.md):
   line(s) immediately before a declaration (lemma, goal, let, let rec, predicate,
   function) names the requirements that declaration verifies or implements;
 - sessions live in ``proofs/<stem>/why3session.xml`` beside ``proofs/<stem>.mlw``;
+- the theory files are the shared theories (SHARED_MLW) then every registered operator's
+  ``proofs`` (sonnx.ops.registry), each after the files it uses (``mlw_files``);
 - Python files proved through Why3's Python front-end are listed in PY_FILES and proved
   with ``why3 prove --json -a split_vc`` (Why3 1.5.1 sessions cannot be built for them
   without the IDE): every VC is one record in the summary and gates like a session goal.
