@@ -1,4 +1,5 @@
-"""The proof step's verdicts (sonnx.trace.proofs, sonnx.trace.proof_assumptions): a fixture per
+"""The proof step's verdicts (sonnx.trace.proofs, sonnx.trace.proof_assumptions, and the driver
+tools/sonnx_dev/prove.py that runs Why3): a fixture per
 way a proof can fail, and planted assumptions that Why3's view must catch.
 
 The replay and Python front-end parts feed the functions the output why3 prints (copied from
@@ -16,6 +17,7 @@ import pytest
 
 from sonnx.trace import proof_assumptions as A
 from sonnx.trace import proofs
+from sonnx_dev import prove
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.req("MUL-R1", "GEMM-R1")   # the gate the proofs of these go through
@@ -49,7 +51,7 @@ def _tree(tmp_path, monkeypatch, second="valid"):
     (tmp_path / "proofs" / "x").mkdir(parents=True)
     (tmp_path / "proofs" / "x.mlw").write_text("module M\n  goal g: true\nend\n")
     (tmp_path / "proofs" / "x" / "why3session.xml").write_text(HEADER + PROVERS + SPLIT.format(second=second))
-    monkeypatch.setattr(proofs, "MLW_FILES", ["proofs/x.mlw"])
+    monkeypatch.setattr(proofs, "mlw_files", lambda: ["proofs/x.mlw"])
     return tmp_path
 
 
@@ -150,13 +152,13 @@ def _fake_why3(monkeypatch, answers_by_prover, rc_by_prover):
         calls.append(cmd)
         out = "\n".join(json.dumps(v) for v in answers_by_prover[prover])
         return subprocess.CompletedProcess(cmd, rc_by_prover[prover], out, "")
-    monkeypatch.setattr(proofs.subprocess, "run", run)
+    monkeypatch.setattr(prove.subprocess, "run", run)
     return calls
 
 
 @pytest.fixture
 def pyfile(tmp_path, monkeypatch):
-    monkeypatch.setattr(proofs, "MLW_FILES", [])      # the summary of the front-end alone
+    monkeypatch.setattr(proofs, "mlw_files", lambda: [])      # the summary of the front-end alone
     (tmp_path / "f.py").write_text("\n" * 8 + "def f(x):\n    assert x\n")
     return tmp_path
 
@@ -164,32 +166,32 @@ def pyfile(tmp_path, monkeypatch):
 @pytest.mark.parametrize("answer, result", [("Timeout", "hang guard hit"), ("Unknown (unknown)", "not proved"),
                                             ("Failure", "not proved"), ("StepLimitExceeded", "not proved")])
 def test_front_end_non_valid_answers_never_count_valid(pyfile, monkeypatch, answer, result):
-    _fake_why3(monkeypatch, {p: [_vc(answer)] for p in proofs.PY_PROVERS}, {p: 2 for p in proofs.PY_PROVERS})
-    recs = proofs.prove_py(pyfile, "f.py")
+    _fake_why3(monkeypatch, {p: [_vc(answer)] for p in prove.PY_PROVERS}, {p: 2 for p in prove.PY_PROVERS})
+    recs = prove.prove_py(pyfile, "f.py")
     assert [r["result"] for r in recs] == [result]
     assert proofs.summary(pyfile, {}, recs)["ok"] is False
 
 
 def test_front_end_runs_under_step_budgets(pyfile, monkeypatch):
     calls = _fake_why3(monkeypatch, {"cvc5": [_vc("Valid")]}, {"cvc5": 0})
-    [r] = proofs.prove_py(pyfile, "f.py")
+    [r] = prove.prove_py(pyfile, "f.py")
     assert r["result"] == "valid" and r["steps"] == 5
     assert proofs.summary(pyfile, {}, [r])["ok"] is True
     cmd = calls[0]
-    assert cmd[cmd.index("-s") + 1] == str(proofs.PY_STEPS["cvc5"])
+    assert cmd[cmd.index("-s") + 1] == str(prove.PY_STEPS["cvc5"])
 
 
 def test_front_end_valid_answers_with_failing_exit_is_an_error(pyfile, monkeypatch):
     """why3 says 'all valid' in JSON but exits 2: the output is not trusted."""
-    _fake_why3(monkeypatch, {p: [_vc("Valid")] for p in proofs.PY_PROVERS}, {p: 2 for p in proofs.PY_PROVERS})
-    recs = proofs.prove_py(pyfile, "f.py")
+    _fake_why3(monkeypatch, {p: [_vc("Valid")] for p in prove.PY_PROVERS}, {p: 2 for p in prove.PY_PROVERS})
+    recs = prove.prove_py(pyfile, "f.py")
     assert any(r["result"].startswith("failed") for r in recs)
     assert proofs.summary(pyfile, {}, recs)["ok"] is False
 
 
 def test_front_end_second_prover_proves_what_the_first_left(pyfile, monkeypatch):
     _fake_why3(monkeypatch, {"cvc5": [_vc("Timeout")], "z3": [_vc("Valid")]}, {"cvc5": 2, "z3": 0})
-    [r] = proofs.prove_py(pyfile, "f.py")
+    [r] = prove.prove_py(pyfile, "f.py")
     assert r["result"] == "valid" and r["prover"] == "z3"
 
 
@@ -214,8 +216,8 @@ needs_why3 = pytest.mark.skipif(shutil.which("why3") is None, reason="why3 not i
 
 @needs_why3
 def test_repository_assumptions_are_the_reviewed_ones():
-    found = A.find(REPO, proofs.MLW_FILES + proofs.LIB_FILES)
-    assert proofs._assumptions(REPO)["problems"] == []
+    found = A.find(REPO, proofs.mlw_files() + proofs.LIB_FILES)
+    assert prove._assumptions(REPO)["problems"] == []
     assert {(a["theory"], a["name"]) for a in found["assumptions"]} == {("IntWrap", "modulus_pos"),
                                                                          ("IntWrap", "lo_range")}
 

@@ -1,7 +1,8 @@
-"""The WhyML annotation parser (sonnx.trace.proofs) on a small fixture; no why3 run."""
+"""The one WhyML reader (sonnx.trace.whyml) and what is built on it: the annotation parser of
+sonnx.trace.proofs, the baseline's declaration text; the proof table. No why3 run."""
 from pathlib import Path
 
-from sonnx.trace import proofs
+from sonnx.trace import baseline, proofs, whyml
 
 FIXTURE = """\
 module M
@@ -108,3 +109,45 @@ def test_repository_annotations_present():
     by_name = {g["name"]: g for g in goals}
     assert "MUL-R4" in by_name["mul_rejects_broadcast"]["req"]
     assert "MUL-R1" in by_name["mul_elementwise"]["req"]
+
+
+def test_declaration_extents():
+    """A declaration ends before the next item or requirement comment; its comment is the
+    one ending on the line just before it (several lines long here)."""
+    decls = {d.name: d for d in whyml.declarations(FIXTURE)}
+    # up to the next item: the blank line and the plain comment after it (normalizing drops both)
+    assert (decls["annotated"].line, decls["annotated"].end) == (11, 13)
+    assert (decls["induct"].line, decls["induct"].end) == (17, 19)
+    assert decls["annotated"].comment.strip().startswith("(* req: MUL-R1")
+    assert decls["plain"].comment == "  (* a comment without IDs *)"
+    assert decls["trusted"].comment == "" and decls["trusted"].module == "M"
+    text = "module N\n  (* req: MUL-R2 -- two\n     lines *)\n  lemma l: true\n  exception E\n  lemma m: true\nend\n"
+    [l, m] = whyml.declarations(text)
+    assert l.comment.count("\n") == 1 and (l.line, l.end) == (4, 4)    # `exception` ends it
+    assert (m.line, m.end) == (6, 6)                                      # `end` ends it
+
+
+def test_normalized_text_is_the_declaration_read_by_whyml(tmp_path):
+    """The baseline fingerprints exactly the lines whyml.declarations gives, comments and
+    layout removed: one reader for both."""
+    p = tmp_path / "fix.mlw"
+    p.write_text(FIXTURE)
+    d = {d.name: d for d in whyml.declarations(FIXTURE)}["induct"]
+    assert baseline.whyml_declaration(p, d.line) == (
+        "let rec lemma induct (n: int) requires { n >= 0 } variant { n } = if n > 0 then induct (n - 1)")
+    assert whyml.normalized("  lemma a: (* why *) true\n  (* req: MUL-R1 *)\n  lemma b: true\n", 1) == "lemma a: true"
+
+
+def test_table_prints_whole_cells():
+    """No cell is cut to a column width (a result used to read `valid (repla`)."""
+    long = "not proved (replay: obsolete)"
+    goal = "a_goal_name_longer_than_forty_characters_of_any_column'vc"
+    s = {"goals": [{"file": "proofs/elementwise.mlw", "theory": "ElementwiseWrapGeneric", "goal": goal,
+                    "req": ["MUL-R1", "MUL-R2", "MUL-R3"], "prover": "cvc5,z3,z3noauto",
+                    "result": long, "time": 0.5}], "assumptions": []}
+    out = proofs.table(s)
+    row = out.splitlines()[1]
+    for cell in ("proofs/elementwise.mlw", "ElementwiseWrapGeneric", goal, "MUL-R1,MUL-R2,MUL-R3",
+                 "cvc5,z3,z3noauto", long):
+        assert cell in row
+    assert out.splitlines()[0].index("result") == row.index(long)    # columns line up

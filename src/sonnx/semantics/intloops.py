@@ -7,7 +7,7 @@
 # runs this file unchanged. Integers are unbounded in both, so "widen, multiply exactly,
 # reduce with %" is literally what runs. No float literals, no imports: the subset has neither.
 #
-# Proof structure (what made every VC go through, see proofs/README.md):
+# Proof structure (what made every VC go through, see proofs/mul.md):
 # - the modulus is computed once (`pow2`) and passed down as `m` (and `h = m / 2`), so the
 #   reduction helpers never see `pow`;
 # - `wrap_unsigned` proves "x % m - x is a multiple of m" by explicit steps (the quotient,

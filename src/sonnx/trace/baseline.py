@@ -17,15 +17,13 @@ import copy
 import difflib
 import hashlib
 import json
-import re
 from pathlib import Path
 
+from . import whyml
 from .links import Links, unit_at
 
 BASELINE = Path("spec") / "trace-baseline.toml"
 SOURCES = Path("spec") / "trace-baseline-sources.json"
-_DECL = re.compile(r"^\s*(lemma|goal|let|val|predicate|function|axiom|type|use|clone|module|end|scope|constant)\b")
-_WHY_COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
 
 
 def _sha(text: str) -> str:
@@ -33,15 +31,9 @@ def _sha(text: str) -> str:
 
 
 def whyml_declaration(path: Path, line: int) -> str:
-    """The normalized text of the WhyML declaration starting at ``line`` (1-based), up to the
-    next one: comments removed, all whitespace (line breaks included) collapsed to one space."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    body = [lines[line - 1]]
-    for text in lines[line:]:
-        if _DECL.match(text) or text.lstrip().startswith("(* req:"):
-            break
-        body.append(text)
-    return " ".join(_WHY_COMMENT.sub(" ", "\n".join(body)).split())
+    """The normalized text of the WhyML declaration starting at ``line`` (1-based): comments
+    removed, all whitespace collapsed (sonnx.trace.whyml reads where it ends)."""
+    return whyml.normalized(path.read_text(encoding="utf-8"), line)
 
 
 class _NoDocstrings(ast.NodeTransformer):

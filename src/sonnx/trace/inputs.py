@@ -15,7 +15,9 @@ STEP_GLOBS: dict[str, tuple[str, ...]] = {
     "proofs": ("proofs/**/*.mlw", "proofs/**/why3session.xml", "proofs/**/why3shapes.gz",
                "proofs/why3.conf", "proofs/drivers/*", "proofs/assumptions.toml",
                "src/sonnx/semantics/intloops.py", "src/sonnx/trace/proofs.py",
-               "src/sonnx/trace/proof_assumptions.py", "tools/prove"),
+               "src/sonnx/trace/proof_assumptions.py", "src/sonnx/trace/whyml.py",
+               "src/sonnx/ops/*.py",              # the registry: which theory files are replayed
+               "tools/prove", "tools/sonnx_dev/prove.py"),
     "crosshair": ("src/sonnx/**/*.py", "tests/crosshair/**/*.py", "tools/crosshair"),
     "tests": ("src/sonnx/**/*.py", "src/sonnx/data/*", "tests/**/*.py", "examples/*",
               "spec/*", "proofs/**/*.mlw", "pyproject.toml"),
