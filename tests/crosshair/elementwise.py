@@ -51,17 +51,15 @@ class Elementwise:
         return self.name.lower()
 
 
-# -- integers --------------------------------------------------------------------------------
-def int_case(op: Elementwise, dtype: str, shape: tuple[int, ...], *, budget: float = 6.0,
-             edges: bool = False, exhaustive: bool = False, claim: str = "spec") -> Case:
-    """a, b are the flat data (free symbolic ints in T's range, or indexes into T's edge values
-    when ``edges``); the postcondition is the reference's declared contract, or a false claim."""
+# -- values: integers and floats -------------------------------------------------------------
+def _values_case(op: Elementwise, dtype: str, shape: tuple[int, ...], tag: str, values: Callable,
+                 bounds: tuple[int, int], claim: str, false_claims: dict[str, Callable],
+                 budget: float, exhaustive: bool) -> Case:
+    """a, b are the flat data of A and B, or indexes into a table, as ``values`` reads them, each
+    within ``bounds``; the postcondition is the reference's declared contract, or one of
+    ``false_claims`` (about every element: (result, x, y) -> bool) for a witness."""
     n = size(shape)
-    lo, hi = int_range(dtype)
-    table = int_edges(dtype)
-
-    def values(xs) -> list[int]:
-        return [table[i] for i in xs] if edges else list(xs)
+    lo, hi = bounds
 
     def build() -> Callable:
         kernel = unwrapped(op.reference)
@@ -70,58 +68,50 @@ def int_case(op: Elementwise, dtype: str, shape: tuple[int, ...], *, budget: flo
                 return result.shape == shape and declared_post(
                     op.reference, a=TensorValue(dtype, shape, values(a)),
                     b=TensorValue(dtype, shape, values(b)), result=result)
-        elif claim == "never wraps":          # witness: false, a result leaves T's range
-            def post(a, b, result):
-                return all(r == op.exact(x, y) for r, x, y in zip(result.data, values(a), values(b)))
         else:
-            raise ValueError(claim)
+            holds = false_claims[claim]
+
+            def post(a, b, result):
+                return all(holds(r, x, y) for r, x, y in zip(result.data, values(a), values(b)))
 
         @icontract.require(lambda a, b: len(a) == n and len(b) == n)
-        @icontract.require(lambda a, b: within(a + b, 0, len(table) - 1) if edges else within(a + b, lo, hi))
+        @icontract.require(lambda a, b: within(a + b, lo, hi))
         @icontract.ensure(post)
         def harness(a: tuple, b: tuple) -> TensorValue:
             return kernel(TensorValue(dtype, shape, values(a)), TensorValue(dtype, shape, values(b)))
-        return named(harness, f"{op.tag}_{dtype}_{shape_tag(shape)}{'_edges' if edges else ''}", a=n, b=n)
+        return named(harness, f"{op.tag}_{tag}", a=n, b=n)
 
-    return Case(case_name(f"{dtype}.{shape_tag(shape)}{'.edges' if edges else ''}", claim), build,
-                budget, exhaustive)
+    return Case(case_name(tag, claim), build, budget, exhaustive)
 
 
-# -- floats ----------------------------------------------------------------------------------
+def int_case(op: Elementwise, dtype: str, shape: tuple[int, ...], *, budget: float = 6.0,
+             edges: bool = False, exhaustive: bool = False, claim: str = "spec") -> Case:
+    """Free symbolic ints in T's range, or indexes into T's edge values when ``edges``; witness:
+    "never wraps" (false: a result leaves T's range)."""
+    table = int_edges(dtype)
+
+    def values(xs) -> list[int]:
+        return [table[i] for i in xs] if edges else list(xs)
+
+    return _values_case(op, dtype, shape, f"{dtype}.{shape_tag(shape)}{'.edges' if edges else ''}",
+                        values, (0, len(table) - 1) if edges else int_range(dtype), claim,
+                        {"never wraps": lambda r, x, y: r == op.exact(x, y)}, budget, exhaustive)
+
+
 def float_case(op: Elementwise, dtype: str, shape: tuple[int, ...], *, budget: float = 6.0,
                claim: str = "spec", ties: bool = False, exhaustive: bool = False) -> Case:
-    """ia, ib index the edge values (or the tie values) of ``dtype``: CrossHair branches over the
-    choices; the postcondition is the reference's declared contract (exact result, RNE,
-    NaN-aware, signed zeros), or a false claim."""
-    n = size(shape)
+    """Indexes into the edge values (or the tie values) of ``dtype``: CrossHair branches over the
+    choices; the declared contract says exact result, RNE, NaN-aware, signed zeros. Witness:
+    "never rounds" (false: some finite result is not the exact one)."""
     table = op.ties(dtype) if ties else float_edges(dtype)
 
     def values(xs) -> list[float]:
         return [pick(table, i) for i in xs]
 
-    def build() -> Callable:
-        kernel = unwrapped(op.reference)
-        if claim == "spec":
-            def post(ia, ib, result):
-                return result.shape == shape and declared_post(
-                    op.reference, a=TensorValue(dtype, shape, values(ia)),
-                    b=TensorValue(dtype, shape, values(ib)), result=result)
-        elif claim == "never rounds":         # witness: false, some result is not exact in T
-            def post(ia, ib, result):
-                return all(math.isnan(r) or math.isinf(r) or r == op.exact(x, y)
-                           for r, x, y in zip(result.data, values(ia), values(ib)))
-        else:
-            raise ValueError(claim)
-
-        @icontract.require(lambda ia, ib: len(ia) == n and len(ib) == n)
-        @icontract.require(lambda ia, ib: within(ia + ib, 0, len(table) - 1))
-        @icontract.ensure(post)
-        def harness(ia: tuple, ib: tuple) -> TensorValue:
-            return kernel(TensorValue(dtype, shape, values(ia)), TensorValue(dtype, shape, values(ib)))
-        return named(harness, f"{op.tag}_{dtype}_{shape_tag(shape)}{'_ties' if ties else ''}", ia=n, ib=n)
-
-    return Case(case_name(f"{dtype}.{shape_tag(shape)}{'.ties' if ties else ''}", claim), build,
-                budget, exhaustive)
+    return _values_case(op, dtype, shape, f"{dtype}.{shape_tag(shape)}{'.ties' if ties else ''}",
+                        values, (0, len(table) - 1), claim,
+                        {"never rounds": lambda r, x, y: math.isnan(r) or math.isinf(r) or r == op.exact(x, y)},
+                        budget, exhaustive)
 
 
 # -- refusals (R1, R3, R4) -------------------------------------------------------------------
