@@ -17,7 +17,7 @@ def test_registry_entries_are_complete():
     reqs = requirements.load()
     assert {"MUL-R1", "MUL-R2", "MUL-R3", "MUL-R4", "PROF-R1", "PROF-R2"} <= set(reqs)
     for r in reqs.values():
-        assert re.fullmatch(r"(MUL|GEMM|PROF)-R\d+", r.id)
+        assert re.fullmatch(requirements.ID_PATTERN, r.id)
         assert r.title and r.statement and r.rationale and r.source and r.verification
 
 

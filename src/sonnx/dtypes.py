@@ -1,9 +1,9 @@
 """ONNX element types, their numpy counterparts, and the type set of each operator version.
 
 Element types are named as in the ONNX operator docs (``tensor(float)`` -> ``"float"``),
-which is also ``TensorProto.DataType`` lower-cased. The type sets below are copied from
-the operator schemas (seeds 000 and 002); ``tests/test_dtypes.py`` checks them against the
-schemas in the installed onnx package.
+which is also ``TensorProto.DataType`` lower-cased. Each operator's type sets live in its module
+(sonnx/ops/<op>.py, copied from the onnx schemas); ``tests/test_dtypes.py`` checks them against
+the schemas in the installed onnx package.
 """
 from __future__ import annotations
 
@@ -30,40 +30,30 @@ _TYPES: dict[str, tuple[np.dtype, bool, int, bool]] = {
 NUMERIC_TYPES = frozenset(_TYPES)
 _BY_NUMPY_NAME = {dt.name: name for name, (dt, *_rest) in _TYPES.items()}
 
-_FLOATS_1 = frozenset({"float16", "float", "double"})
-_WIDE_INTS = frozenset({"int32", "int64", "uint32", "uint64"})
-_NARROW_INTS = frozenset({"int8", "int16", "uint8", "uint16"})
-
-# (operator, since_version) -> allowed element types
-TYPE_SETS: dict[tuple[str, int], frozenset[str]] = {
-    ("Mul", 1): _FLOATS_1,
-    ("Mul", 6): _FLOATS_1 | _WIDE_INTS,
-    ("Mul", 7): _FLOATS_1 | _WIDE_INTS,
-    ("Mul", 13): _FLOATS_1 | _WIDE_INTS | {"bfloat16"},
-    ("Mul", 14): _FLOATS_1 | _WIDE_INTS | {"bfloat16"} | _NARROW_INTS,
-    ("Gemm", 1): _FLOATS_1,
-    ("Gemm", 6): _FLOATS_1,
-    ("Gemm", 7): _FLOATS_1,
-    ("Gemm", 9): _FLOATS_1 | _WIDE_INTS,
-    ("Gemm", 11): _FLOATS_1 | _WIDE_INTS,
-    ("Gemm", 13): _FLOATS_1 | _WIDE_INTS | {"bfloat16"},
-}
+# Groups the operators' type sets are written with (each operator module holds its own table)
+IEEE_FLOATS = frozenset({"float16", "float", "double"})
+WIDE_INTS = frozenset({"int32", "int64", "uint32", "uint64"})
+NARROW_INTS = frozenset({"int8", "int16", "uint8", "uint16"})
 
 
+# The three functions below read the operator registry (sonnx/ops/registry.py), imported when
+# first called: the operator modules import this one.
 def versions(op: str) -> list[int]:
     """The since-versions of an operator that the profile knows, ascending."""
-    return sorted(v for (o, v) in TYPE_SETS if o == op)
+    from .ops.registry import operator
+    return list(operator(op).versions)
 
 
 @lru_cache(maxsize=256)
 def since_version(op: str, opset: int) -> int | None:
     """The operator version in force under an imported opset, or None if there is none."""
-    found = [v for v in versions(op) if v <= opset]
-    return found[-1] if found else None
+    from .ops.registry import operator
+    return operator(op).since_version(opset)
 
 
 def type_set(op: str, version: int) -> frozenset[str]:
-    return TYPE_SETS[(op, version)]
+    from .ops.registry import operator
+    return operator(op).type_sets[version]
 
 
 @lru_cache(maxsize=256)  # dtype.name formats a string each time; kernels call this per call

@@ -9,6 +9,18 @@ from importlib import resources
 VERIFICATION_KINDS = ("proof", "crosshair", "test")
 
 
+def _id_pattern() -> str:
+    from .ops.registry import operators
+    prefixes = [op.prefix for op in operators().values()] + ["PROF"]
+    return "(?:" + "|".join(prefixes) + r")-R\d+"
+
+
+# A requirement ID as a regular expression (no groups, no anchors): an operator's prefix from
+# the registry, or PROF for the profile's own rules, then -R and a number. The trace and the
+# tests build every ID pattern from this one.
+ID_PATTERN = _id_pattern()
+
+
 @dataclass(frozen=True)
 class Requirement:
     id: str

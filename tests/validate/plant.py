@@ -8,6 +8,8 @@ import inspect
 import sys
 import types
 
+from sonnx.ops.registry import Operator, operators
+
 
 def plant(monkeypatch, module: types.ModuleType, *edits: tuple[str, str]) -> None:
     source = inspect.getsource(module)
@@ -27,3 +29,5 @@ def plant(monkeypatch, module: types.ModuleType, *edits: tuple[str, str]) -> Non
     for name, obj in planted.__dict__.items():  # module-level tables built from the functions
         if isinstance(obj, dict) and not name.startswith("__") and name in vars(module):
             monkeypatch.setattr(module, name, obj)
+        if isinstance(obj, Operator):  # the registry's record then holds the planted functions
+            monkeypatch.setitem(operators(), obj.name, obj)

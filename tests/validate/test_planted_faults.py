@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from onnx import TensorProto, helper
 
+from sonnx.ops import gemm as gemm_op
 from sonnx.validate import formats, reader, report, rules, types, validate, walker
 from sonnx.validate.report import Report
 
@@ -85,7 +86,7 @@ def test_unreadable_never_conforms():
 
 FAULTS = {
     "alpha-beta-unread": (check_alpha_is_read, [
-        (rules, ('alpha=attrs.get("alpha", 1.0)', "alpha=1.0"), ('beta=attrs.get("beta", 1.0)', "beta=1.0"))]),
+        (gemm_op, ('alpha=get("alpha")', "alpha=1.0"), ('beta=get("beta")', "beta=1.0"))]),
     "walker-memo-without-attributes": (check_memo_keys_hold_attributes, [
         (walker, ("key = (op, opset, tuple(map(id, entries)), akey)",
                   "key = (op, opset, tuple(map(id, entries)), ())"))]),

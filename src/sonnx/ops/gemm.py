@@ -21,11 +21,22 @@ from ..profile import kernel_opset, shape_violations
 from ..semantics import floats, intloops
 from ..semantics.values import is_element_of
 from . import gemm_fold
+from .registry import Operator
 from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array
 from ..semantics.tensor import TensorValue, size
 
 OP = "Gemm"
 LATEST = 13
+# since_version -> element types, from the onnx schemas (tests/test_dtypes.py compares them)
+TYPE_SETS = {
+    1: dtypes.IEEE_FLOATS,
+    6: dtypes.IEEE_FLOATS,
+    7: dtypes.IEEE_FLOATS,
+    9: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS,
+    11: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS,
+    13: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS | {"bfloat16"},
+}
+ATTRIBUTES = {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 0, "broadcast": None}
 
 
 def _is_float32_value(x: object) -> bool:
@@ -143,6 +154,14 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
                                           f"({m}, {n}); the profile forbids broadcasting C: "
                                           + _bias_fix(tuple(c.shape), m, n)))
     return found
+
+
+def node_constraints(sigs, attrs, opset: int) -> list[Violation]:
+    """``constraints`` of a node: its input signatures and attributes as the validator reads them."""
+    a, b, c = (list(sigs) + [None])[:3]
+    get = {**ATTRIBUTES, **attrs}.get
+    return constraints(a, b, c, opset=opset, alpha=get("alpha"), beta=get("beta"),
+                       trans_a=get("transA"), trans_b=get("transB"), broadcast=get("broadcast"))
 
 
 def _transposes(flag: object) -> bool:
@@ -460,3 +479,9 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
     with np.errstate(all="ignore"):
         y = plan.kernel(ap, bp, c, float(alpha), float(beta), acc)
         return y if y.dtype == out_dtype else y.astype(out_dtype)    # the single final RNE rounding to T
+
+
+OPERATOR = Operator(
+    name=OP, prefix="GEMM", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
+    attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
+    spec="spec/gemm.md", proofs=("proofs/gemm.mlw",))

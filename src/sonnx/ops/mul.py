@@ -18,11 +18,20 @@ from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import kernel_opset, shape_violations
 from ..semantics import floats, intloops
 from ..semantics.values import int_range, is_element_of
+from .registry import Operator
 from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 
 OP = "Mul"
 LATEST = 14
+# since_version -> element types, from the onnx schemas (tests/test_dtypes.py compares them)
+TYPE_SETS = {
+    1: dtypes.IEEE_FLOATS,
+    6: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS,
+    7: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS,
+    13: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS | {"bfloat16"},
+    14: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS | {"bfloat16"} | dtypes.NARROW_INTS,
+}
 
 
 def _broadcastable(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
@@ -64,6 +73,12 @@ def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST,
             found.append(Violation("MUL-R1", f"Mul inputs have shapes {a.shape} and {b.shape}; they must "
                                              "have the same shape"))
     return found
+
+
+def node_constraints(sigs, attrs, opset: int) -> list[Violation]:
+    """``constraints`` of a node: its input signatures and attributes as the validator reads them."""
+    a, b = sigs
+    return constraints(a, b, opset=opset, broadcast=attrs.get("broadcast"))
 
 
 # ---------------------------------------------------------------- reference kernel
@@ -120,7 +135,7 @@ def _elementwise_ok(a: TensorValue, b: TensorValue, c: TensorValue) -> bool:
     return True
 
 
-@icontract.require(lambda dtype: dtype in dtypes.type_set(OP, LATEST), enabled=FULL_CONTRACTS) # MUL-R3
+@icontract.require(lambda dtype: dtype in TYPE_SETS[LATEST], enabled=FULL_CONTRACTS) # MUL-R3
 @icontract.require(lambda dtype, x, y: is_element_of(dtype, x) and is_element_of(dtype, y),    # MUL-R3
                    enabled=FULL_CONTRACTS)
 @icontract.ensure(lambda dtype, x, y, result: product_ok(dtype, x, y, result),                 # MUL-R3
@@ -197,3 +212,9 @@ def mul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
         out = np.multiply(a, b)
     # numpy returns a scalar for rank-0 operands; the API promises an array
     return out if type(out) is np.ndarray else np.asarray(out)
+
+
+OPERATOR = Operator(
+    name=OP, prefix="MUL", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
+    attributes={"broadcast": None}, constraints=node_constraints, reference=mul_reference,
+    kernel=mul, spec="spec/mul.md", proofs=("proofs/mul.mlw", "proofs/mul_half.mlw"))

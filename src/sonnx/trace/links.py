@@ -19,8 +19,10 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ID_RE = re.compile(r"\b(?:MUL|GEMM|PROF)-R\d+\b")
-SPEC_TAG_RE = re.compile(r"\[((?:MUL|GEMM|PROF)-R\d+)\]")
+from ..requirements import ID_PATTERN
+
+ID_RE = re.compile(rf"\b{ID_PATTERN}\b")
+SPEC_TAG_RE = re.compile(rf"\[({ID_PATTERN})\]")
 
 
 @dataclass(frozen=True)

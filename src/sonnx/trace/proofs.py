@@ -23,6 +23,8 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ..requirements import ID_PATTERN
+
 MLW_FILES = ["proofs/tensor.mlw", "proofs/mul.mlw", "proofs/gemm.mlw", "proofs/half.mlw"]
 PY_FILES = ["src/sonnx/semantics/intloops.py"]
 PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.conf
@@ -30,8 +32,8 @@ PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.con
     "z3noauto": ("Z3", "5.4.0", "noauto"),
     "cvc5": ("CVC5", "1.0.3", ""),
 }
-REQ_RE = re.compile(r"\(\*\s*req:\s*((?:(?:MUL|GEMM|PROF)-R\d+\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
-ID_RE = re.compile(r"(?:MUL|GEMM|PROF)-R\d+")
+REQ_RE = re.compile(rf"\(\*\s*req:\s*((?:{ID_PATTERN}\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
+ID_RE = re.compile(ID_PATTERN)
 # A declaration: any sequence of the keywords let/rec/ghost/lemma/function/predicate/val/
 # constant (e.g. `let rec ghost function dot`, `val ghost function f`, `let lemma l`), or
 # goal/axiom, then the name. The name is the first word that is not such a keyword.

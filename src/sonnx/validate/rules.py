@@ -1,21 +1,19 @@
-"""The profile's rules applied to one node: each operator's own constraint function is called on
-the signatures of the node's inputs; this module only reads attributes and adapts arguments.
-No rule is decided here (see sonnx.ops.mul, sonnx.ops.gemm, sonnx.profile)."""
+"""The profile's rules applied to one node: the registered operator's own constraint function
+(sonnx/ops/registry.py) is called on the signatures of the node's inputs; this module only reads
+attributes. No rule is decided here (see sonnx/ops/<op>.py and sonnx.profile)."""
 from __future__ import annotations
-
-from typing import Callable, Sequence
 
 import onnx
 
-from .. import dtypes
 from ..errors import Violation
+from ..ops.registry import operators
 from ..ops.signature import TensorSig
 
 _INT, _FLOAT = onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT
 
 
 def attributes(node: onnx.NodeProto) -> dict[str, int | float]:
-    """The node's INT and FLOAT attributes (the only kinds Mul and Gemm have)."""
+    """The node's INT and FLOAT attributes (the only kinds the profile's operators have)."""
     out: dict[str, int | float] = {}
     for a in node.attribute:
         if a.type == _INT:
@@ -23,37 +21,6 @@ def attributes(node: onnx.NodeProto) -> dict[str, int | float]:
         elif a.type == _FLOAT:
             out[a.name] = a.f
     return out
-
-
-def _mul(sigs: Sequence[TensorSig | None], attrs: dict, opset: int) -> list[Violation]:
-    from ..ops import mul
-    a, b = sigs
-    return mul.constraints(a, b, opset=opset, broadcast=attrs.get("broadcast"))
-
-
-def _gemm(sigs: Sequence[TensorSig | None], attrs: dict, opset: int) -> list[Violation]:
-    from ..ops import gemm  # lands separately; a missing module is reported by OperatorRules
-    a, b, c = (list(sigs) + [None])[:3]
-    return gemm.constraints(a, b, c, opset=opset, alpha=attrs.get("alpha", 1.0),
-                            beta=attrs.get("beta", 1.0), trans_a=attrs.get("transA", 0),
-                            trans_b=attrs.get("transB", 0), broadcast=attrs.get("broadcast"))
-
-
-# operator -> (constraint adapter, number of inputs required, number allowed)
-OPERATORS: dict[str, tuple[Callable[..., list[Violation]], int, int]] = {
-    "Mul": (_mul, 2, 2),
-    "Gemm": (_gemm, 2, 3),
-}
-
-
-def gemm_available() -> bool:
-    try:
-        from ..ops import gemm  # noqa: F401
-    except ModuleNotFoundError as exc:
-        if exc.name != "sonnx.ops.gemm":
-            raise
-        return False
-    return True
 
 
 class OperatorRules:
@@ -65,13 +32,13 @@ class OperatorRules:
 
     def check(self, op: str, sigs: tuple[TensorSig | None, ...], attrs: dict[str, int | float],
               opset: int) -> list[Violation]:
-        fn, lo, hi = OPERATORS[op]
-        if not lo <= len(sigs) <= hi:
+        operator = operators()[op]
+        if not operator.required <= len(sigs) <= len(operator.inputs):
             return []  # wrong arity: the ONNX checker reports it
         key = (op, opset, sigs, tuple(sorted(attrs.items())) if attrs else ())
         got = self._memo.get(key)
         if got is None:
-            got = self._memo[key] = fn(sigs, attrs, opset)
+            got = self._memo[key] = operator.constraints(sigs, attrs, opset)
         return got
 
 
@@ -79,8 +46,8 @@ def op_version(op: str, domain: str, opset: int | None) -> int | None:
     """The version of the operator in force under ``opset`` (None when unknown)."""
     if opset is None:
         return None
-    if op in OPERATORS and domain in ("", "ai.onnx"):
-        return dtypes.since_version(op, opset)
+    if op in operators() and domain in ("", "ai.onnx"):
+        return operators()[op].since_version(opset)
     try:
         return onnx.defs.get_schema(op, opset, domain).since_version
     except Exception:

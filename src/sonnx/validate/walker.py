@@ -9,6 +9,7 @@ import onnx
 
 from ..errors import Violation
 from ..profile import DEFAULT_DOMAINS, operator_violations, opset_import_violations, shape_violations
+from ..ops.registry import operators
 from ..ops.signature import TensorSig
 from . import rules, subinfer
 from .report import Finding, node_label
@@ -62,7 +63,6 @@ class Walker:
         self._called: set[tuple[str, str]] = set()
         self._bodies: dict[tuple, tuple[str, list[Finding], int]] = {}  # call signature -> result
         self._stack: list[tuple[str, str]] = []
-        self._gemm_ok = rules.gemm_available()
         self.nodes = 0
 
     # ------------------------------------------------------------ entry point
@@ -136,10 +136,7 @@ class Walker:
 
     def _op_violations(self, op: str, entries: list, attrs: dict, opset: int | None) -> list[Violation]:
         """The operator's own constraints, minus PROF-R2 (reported where each tensor is defined)."""
-        if op == "Gemm" and not self._gemm_ok:
-            raise RuntimeError("cannot judge Gemm nodes: the Gemm rules (sonnx.ops.gemm) are "
-                               "not installed")
-        if any(e is None for e in entries[:2]):
+        if any(e is None for e in entries[:operators()[op].required]):
             return []  # a required input is missing: the ONNX checker reports it
         sigs = tuple(None if e is None else e[0] for e in entries)
         return [v for v in self.rules.check(op, sigs, attrs, opset or 0) if v.requirement != "PROF-R2"]
@@ -179,12 +176,13 @@ class Walker:
         # The loop below is the hot path of a large model: profile operators whose inputs have
         # known entries go through a memo keyed by the interned entries' identities.
         vget = values.get
+        profile_ops = operators()
         memo = self._memo
         ok_ids = self._ok_ids
         lookup = scope.lookup
         for index, node in enumerate(g.node):
             op = node.op_type
-            if not (known and opset is not None and op in rules.OPERATORS
+            if not (known and opset is not None and op in profile_ops
                     and node.domain in DEFAULT_DOMAINS):
                 self._visit(node, index, path, scope, opset, known, sparse_defs)
                 continue
