@@ -18,12 +18,14 @@ import numpy as np
 from sonnx import dtypes
 from sonnx.errors import ProfileViolation
 from sonnx.ops import gemm as gemm_op
+from sonnx.ops.registry import operator
 from sonnx.semantics.tensor import TensorValue, from_numpy, size
 from sonnx.semantics.values import int_range
 
 from .common import Case, Harness, case_name, declared_post, named, pick, resolve, unwrapped, within
 from .edges import float_edges, int_edges, product_ties
 
+GEMM = operator("Gemm")
 # the declared contracts of the index helpers, as shipped (a mutant may replace the functions
 # under test, never the spec)
 SHIPPED_INDEX = {"a_index": gemm_op.a_index, "b_index": gemm_op.b_index}
@@ -76,7 +78,7 @@ def gemm_int_case(dtype: str, mkn: tuple[int, int, int], *, budget: float = 6.0,
     table = int_edges(dtype)
 
     def build() -> Callable:
-        kernel = unwrapped(gemm_op.gemm_reference)
+        kernel = unwrapped(GEMM.reference)
 
         def values(xs) -> list[int]:
             return [table[i] for i in xs] if edges else list(xs)
@@ -88,7 +90,7 @@ def gemm_int_case(dtype: str, mkn: tuple[int, int, int], *, budget: float = 6.0,
             def post(ta, tb, has_c, a, b, c, result):
                 A, B, C, ta_, tb_ = operands(ta, tb, has_c, a, b, c)
                 return result.shape == (m, n) and declared_post(
-                    gemm_op.gemm_reference, a=A, b=B, c=C, alpha=1.0, beta=1.0,
+                    GEMM.reference, a=A, b=B, c=C, alpha=1.0, beta=1.0,
                     trans_a=ta_, trans_b=tb_, result=result)
         elif claim == "never wraps":          # witness: false, some sum leaves T's range
             def post(ta, tb, has_c, a, b, c, result):
@@ -97,7 +99,7 @@ def gemm_int_case(dtype: str, mkn: tuple[int, int, int], *, budget: float = 6.0,
         elif claim == "C ignored":            # witness: false, C reaches the result
             def post(ta, tb, has_c, a, b, c, result):
                 A, B, _, ta_, tb_ = operands(ta, tb, has_c, a, b, c)
-                return result.data == unwrapped(gemm_op.gemm_reference)(A, B, None, trans_a=ta_,
+                return result.data == unwrapped(GEMM.reference)(A, B, None, trans_a=ta_,
                                                                          trans_b=tb_).data
         else:
             raise ValueError(claim)
@@ -154,7 +156,7 @@ def gemm_float_case(dtype: str, mkn: tuple[int, int, int], *, budget: float = 6.
     values_table = {"edges": float_edges, "ties": product_ties}[table](dtype)
 
     def build() -> Callable:
-        kernel = unwrapped(gemm_op.gemm_reference)
+        kernel = unwrapped(GEMM.reference)
 
         def operands(ta, tb, has_c, ia, ib, ic):
             vals = [[pick(values_table, i) for i in xs] for xs in (ia, ib, ic)]
@@ -164,7 +166,7 @@ def gemm_float_case(dtype: str, mkn: tuple[int, int, int], *, budget: float = 6.
             def post(ta, tb, has_c, ia, ib, ic, ial, ibe, result):
                 A, B, C, ta_, tb_ = operands(ta, tb, has_c, ia, ib, ic)
                 return result.shape == (m, n) and declared_post(
-                    gemm_op.gemm_reference, a=A, b=B, c=C, alpha=pick(GEMM_SCALARS, ial),
+                    GEMM.reference, a=A, b=B, c=C, alpha=pick(GEMM_SCALARS, ial),
                     beta=pick(GEMM_SCALARS, ibe), trans_a=ta_, trans_b=tb_, result=result)
         elif claim == "order irrelevant":     # witness: false, summing k downwards differs
             def post(ta, tb, has_c, ia, ib, ic, ial, ibe, result):
@@ -228,7 +230,7 @@ def gemm_refusal_case(part: str, *, budget: float = 25.0, claim: str = "spec") -
     is ("ok", result) or ("refused", the requirement IDs of the ProfileViolation)."""
 
     def build() -> Callable:
-        kernel = unwrapped(gemm_op.gemm_reference)
+        kernel = unwrapped(GEMM.reference)
         sizes = ((len(GEMM_A_SHAPES), len(GEMM_B_SHAPES), len(GEMM_C_SHAPES), 2, 2) if part == "shapes"
                  else (len(GEMM_TYPES), len(GEMM_TYPES), len(GEMM_TYPES) + 1, 2, 2))
 
@@ -320,7 +322,7 @@ def gemm_fast_case(dtype: str, mkn: tuple[int, int, int], *, claim: str = "spec"
     scalars = GEMM_SCALARS if is_float else (1.0,)
 
     def build() -> Callable:
-        fast, ref = gemm_op.gemm, unwrapped(gemm_op.gemm_reference)
+        fast, ref = GEMM.kernel, unwrapped(GEMM.reference)
 
         def arrays(ta, tb, has_c, ia, ib, ic):
             npdt = dtypes.numpy_dtype(dtype)

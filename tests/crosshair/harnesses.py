@@ -29,16 +29,14 @@ from __future__ import annotations
 
 import operator as python_ops
 
-from sonnx import dtypes
-from sonnx.ops import mul
+from sonnx.ops.registry import operator
 
 from . import elementwise, gemm_cases, helpers
 from .common import Case, Harness, Mutant
 from .edges import product_ties
 from .elementwise import Elementwise
 
-MUL = Elementwise("Mul", "MUL", frozenset(dtypes.type_set("Mul", mul.LATEST)), mul.mul_reference, mul.mul,
-                  python_ops.mul, product_ties, "product")
+MUL = Elementwise.of(operator("Mul"), exact=python_ops.mul, ties=product_ties, result="product")
 
 HARNESSES: tuple[Harness, ...] = (
     *elementwise.harnesses(MUL),
