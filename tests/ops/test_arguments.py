@@ -16,7 +16,7 @@ from hypothesis import Phase, given, settings, strategies as st
 
 import sonnx
 from sonnx import profile
-from sonnx.ops import gemm as gemm_op, mul as mul_op, signature
+from sonnx.ops import elementwise, gemm as gemm_op, signature
 
 # ---------------------------------------------------------------- odd values
 
@@ -267,7 +267,7 @@ def _value_keyed(*args):
 def test_history_property_catches_a_value_keyed_memo(monkeypatch):
     """The property above finds the defect of issue 11 item 7 when it is planted again."""
     monkeypatch.setattr(gemm_op, "_memo_key", _value_keyed)
-    monkeypatch.setattr(mul_op, "_memo_key", _value_keyed)
+    monkeypatch.setattr(elementwise, "_memo_key", _value_keyed)
     no_shrink = settings(parent=settings.get_profile("sonnx"), max_examples=150, deadline=None,
                          phases=[Phase.generate], report_multiple_bugs=False)
     with pytest.raises((AssertionError, ExceptionGroup)) as e:
@@ -440,7 +440,7 @@ def test_unhashable_or_lying_values_in_any_keyword(op, value):
 def test_a_repeated_signature_is_checked_once(op, monkeypatch):
     """The cheap path (issue 17): the second and later calls with the same arguments' types,
     shapes and values take the memo; with C absent as well."""
-    module = mul_op if op == "mul" else gemm_op
+    module = elementwise if op == "mul" else gemm_op
     calls_made = []
     checked = module._check
     monkeypatch.setattr(module, "_check", lambda *a: calls_made.append(1) or checked(*a))

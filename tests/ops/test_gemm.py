@@ -17,7 +17,7 @@ import sonnx
 from sonnx import dtypes
 from sonnx.ops import gemm as gemm_op
 from sonnx.ops.signature import TensorSig
-from sonnx.semantics.tensor import from_numpy, to_numpy
+from sonnx.semantics.tensor import TensorValue, from_numpy, to_numpy
 
 from .conftest import assert_same_bits, edge_values
 
@@ -79,16 +79,19 @@ def test_rank_other_than_two():
     assert e.value.requirement == "GEMM-R1"
 
 
-@pytest.mark.req("GEMM-R1")
-def test_static_positive_dimensions_reuse_prof_r2():
-    assert ids(gemm_op.constraints(sig(("M", 4)), sig((4, 5)), None)) == ["PROF-R2"]
-    assert ids(gemm_op.constraints(sig((3, None)), sig((4, 5)), None)) == ["PROF-R2"]
-    assert ids(gemm_op.constraints(sig((3, 4)), sig((4, 0)), None)) == ["PROF-R2"]
-    assert ids(gemm_op.constraints(sig(None), sig((4, 5)), None)) == ["PROF-R2"]
-    assert ids(gemm_op.constraints(sig((3, 4)), sig((4, 5)), sig((3, "N")))) == ["PROF-R2"]
+@pytest.mark.req("GEMM-R1", "PROF-R2")
+def test_unknown_dimensions_are_left_to_prof_r2():
+    """The constraints compare static shapes only and leave PROF-R2 to the profile: the kernels
+    (and the validator, where each tensor is defined) report it."""
+    for a, b, c in [(("M", 4), (4, 5), None), ((3, None), (4, 5), None), (None, (4, 5), None),
+                    ((3, 4), (4, 5), (3, "N")), ((3, 4), (4, 0), None)]:
+        assert ids(gemm_op.constraints(sig(a), sig(b), None if c is None else sig(c))) == []
     with pytest.raises(sonnx.ProfileViolation) as e:
         sonnx.gemm(np.ones((0, 4), np.float32), np.ones((4, 5), np.float32))
     assert e.value.requirement == "PROF-R2"
+    with pytest.raises(sonnx.ProfileViolation) as e:
+        gemm_op.gemm_reference(TensorValue("float", (2, 0), []), TensorValue("float", (0, 3), []))
+    assert [v.requirement for v in e.value.violations] == ["PROF-R2", "PROF-R2"]
 
 
 @pytest.mark.req("GEMM-R2")

@@ -8,7 +8,6 @@ Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
 """
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Callable, NamedTuple
 
@@ -17,13 +16,14 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, shown
-from ..profile import kernel_opset, shape_violations
+from ..profile import kernel_opset
 from ..semantics import floats, intloops
-from ..semantics.values import is_element_of
+from ..semantics.values import is_element_of, same_value
 from . import gemm_fold
 from .registry import Operator
-from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array
-from ..semantics.tensor import TensorValue, size
+from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
+                        static_shape, tensor_shape_violations)
+from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
 
 OP = "Gemm"
 LATEST = 13
@@ -121,21 +121,16 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
                                                   f"profile requires {name}=1.0: scale the integer inputs "
                                                   "(or the result) explicitly instead"))
 
-    # GEMM-R1 and PROF-R2: rank 2, static positive dimensions, inner dimensions agree
-    ab_problems: list[Violation] = []
+    # GEMM-R1: rank 2, inner dimensions agree. Shapes are compared only when static: an unknown
+    # or symbolic one is PROF-R2's to report (the kernels and the validator check it)
+    ranks_ok = True
     for what, t in (("A", a), ("B", b)):
-        if t.sparse:
-            continue
-        if t.shape is not None and len(t.shape) != 2:
-            ab_problems.append(Violation("GEMM-R1", f"Gemm input {what} has rank {len(t.shape)} (shape "
-                                                    f"{tuple(t.shape)}); it must be a matrix of rank 2: "
-                                                    "reshape it to 2-D (Flatten/Reshape) before Gemm"))
-        else:
-            ab_problems.extend(shape_violations(t.shape, f"Gemm input {what}"))
-    c_problems = shape_violations(c.shape, "Gemm input C") if c is not None and not c.sparse else []
-    found.extend(ab_problems)
-    found.extend(c_problems)
-    if ab_problems or a.sparse or b.sparse:
+        if not t.sparse and t.shape is not None and len(t.shape) != 2:
+            ranks_ok = False
+            found.append(Violation("GEMM-R1", f"Gemm input {what} has rank {len(t.shape)} (shape "
+                                              f"{tuple(t.shape)}); it must be a matrix of rank 2: "
+                                              "reshape it to 2-D (Flatten/Reshape) before Gemm"))
+    if not (ranks_ok and static_shape(a) and static_shape(b)):
         return found
     ta = _transposes(trans_a)
     tb = _transposes(trans_b)
@@ -149,7 +144,7 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
         return found
 
     # GEMM-R4: C absent or exactly (M, N)
-    if c is not None and not c.sparse and not c_problems and tuple(c.shape) != (m, n):
+    if c is not None and static_shape(c) and tuple(c.shape) != (m, n):
         found.append(Violation("GEMM-R4", f"Gemm input C has shape {tuple(c.shape)}, not the result shape "
                                           f"({m}, {n}); the profile forbids broadcasting C: "
                                           + _bias_fix(tuple(c.shape), m, n)))
@@ -214,14 +209,14 @@ def _sig(t: TensorValue | None) -> TensorSig | None:
     return None if t is None else TensorSig(t.shape, t.dtype)
 
 
-def _admissible(a, b, c, alpha, beta, trans_a, trans_b) -> bool:
-    return not constraints(_sig(a), _sig(b), _sig(c), alpha=alpha, beta=beta,
-                           trans_a=int(trans_a), trans_b=int(trans_b))
+def _violations(a, b, c, alpha, beta, trans_a, trans_b) -> list[Violation]:
+    sigs = [("A", _sig(a)), ("B", _sig(b))] + ([("C", _sig(c))] if c is not None else [])
+    return tensor_shape_violations(OP, sigs) + constraints(
+        _sig(a), _sig(b), _sig(c), alpha=alpha, beta=beta, trans_a=int(trans_a), trans_b=int(trans_b))
 
 
 def _refusal(a, b, c, alpha, beta, trans_a, trans_b) -> ProfileViolation:
-    return ProfileViolation(constraints(_sig(a), _sig(b), _sig(c), alpha=alpha, beta=beta,
-                                        trans_a=int(trans_a), trans_b=int(trans_b)))
+    return ProfileViolation(_violations(a, b, c, alpha, beta, trans_a, trans_b))
 
 
 def _well_formed(t: TensorValue | None) -> bool:
@@ -237,13 +232,9 @@ def _matrices(a, b, c, trans_a, trans_b):
     return (ap.T if trans_a else ap), (bp.T if trans_b else bp), cm
 
 
-def _same_float(x: float, y: float) -> bool:
-    return (x != x and y != y) or (x == y and math.copysign(1.0, x) == math.copysign(1.0, y))
-
-
 def _exact_mode_ok(a, b, c, alpha, beta, trans_a, trans_b, result) -> bool:
     """GEMM-R7, stated independently: integers by congruence with the exact integer sum;
-    floats by the fold of DESIGN.md in numpy's IEEE scalars of the accumulation type."""
+    floats by the fold of docs/design.md in numpy's IEEE scalars of the accumulation type."""
     ap, bp, cm = _matrices(a, b, c, trans_a, trans_b)
     m, k = ap.shape
     n = bp.shape[1]
@@ -267,7 +258,7 @@ def _exact_mode_ok(a, b, c, alpha, beta, trans_a, trans_b, result) -> bool:
                 r = acc(alpha) * s
                 if cm is not None:
                     r = r + acc(beta) * acc(cm[i, j])
-                if not _same_float(float(np.array(r).astype(out)), y[i, j]):
+                if not same_value(a.dtype, float(np.array(r).astype(out)), y[i, j]):
                     return False
     return True
 
@@ -292,8 +283,10 @@ def _narrow(dtype: str, x):
 
 
 # GEMM-R1, GEMM-R3, GEMM-R4, GEMM-R5, GEMM-R6: refused inputs raise ProfileViolation (from constraints)
-@icontract.require(lambda a, b, c, alpha, beta, trans_a, trans_b: _admissible(a, b, c, alpha, beta, trans_a, trans_b),
-                   "GEMM-R1, GEMM-R3, GEMM-R4, GEMM-R5, GEMM-R6", error=_refusal)
+# (the body checks them itself, with contracts off too; the precondition is for CrossHair)
+@icontract.require(lambda a, b, c, alpha, beta, trans_a, trans_b:
+                   not _violations(a, b, c, alpha, beta, trans_a, trans_b),
+                   "GEMM-R1, GEMM-R3, GEMM-R4, GEMM-R5, GEMM-R6", error=_refusal, enabled=FULL_CONTRACTS)
 @icontract.require(lambda a, b, c: _well_formed(a) and _well_formed(b) and _well_formed(c))
 @icontract.ensure(lambda a, b, trans_a, trans_b, result:                                           # GEMM-R1
                   result.dtype == a.dtype and len(result.data) == size(result.shape)
@@ -308,9 +301,8 @@ def gemm_reference(a: TensorValue, b: TensorValue, c: TensorValue | None = None,
     """The triple loop of the concrete level of proofs/gemm.mlw, over flat row-major data:
     s = 0; s = s + A'[i, l] * B'[l, j] for l ascending; y = alpha * s (+ beta * C[i, j]);
     Y[i, j] = round_T(y); every operation rounded in the accumulation type."""
-    # kept although the precondition says the same: the check must stay when contracts are off
-    raise_if_any(constraints(_sig(a), _sig(b), _sig(c), alpha=alpha, beta=beta,
-                             trans_a=int(trans_a), trans_b=int(trans_b)))
+    # the requirements, checked once per call (the precondition repeats it for CrossHair only)
+    raise_if_any(_violations(a, b, c, alpha, beta, trans_a, trans_b))
     ta, tb = bool(trans_a), bool(trans_b)
     m, k = (a.shape[1], a.shape[0]) if ta else a.shape
     n = b.shape[0] if tb else b.shape[1]
@@ -421,9 +413,12 @@ def _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> _Plan:
                             f"{type(value).__name__}")
     version = kernel_opset(opset, "gemm")
     flags = [int(f) if type(f) in (bool, np.bool_) else f for f in (trans_a, trans_b)]
-    sig_c = None if c is None else sig_of_array(c, "gemm", "C")
-    raise_if_any(constraints(sig_of_array(a, "gemm", "A"), sig_of_array(b, "gemm", "B"), sig_c,
-                             opset=version, alpha=alpha, beta=beta, trans_a=flags[0], trans_b=flags[1]))
+    sigs = [("A", sig_of_array(a, "gemm", "A")), ("B", sig_of_array(b, "gemm", "B"))]
+    sigs += [("C", sig_of_array(c, "gemm", "C"))] if c is not None else []
+    sig_c = sigs[2][1] if c is not None else None
+    raise_if_any(tensor_shape_violations(OP, sigs) + constraints(
+        sigs[0][1], sigs[1][1], sig_c, opset=version, alpha=alpha, beta=beta, trans_a=flags[0],
+        trans_b=flags[1]))
     name = dtypes.name_of(a.dtype)
     out = dtypes.numpy_dtype(name)
     if not dtypes.is_float(name):

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from typing import Callable
+
+import numpy as np
 
 from .. import dtypes
 from ..errors import Violation
-from ..profile import Dim
+from ..profile import Dim, shape_violations
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,19 @@ def sig_of_array(x: object, op: str, what: str) -> TensorSig:
         raise TypeError(f"sonnx.{op}: {what} must be a numpy.ndarray, got {type(x).__name__}; "
                         f"wrap it with numpy.asarray(x, dtype=...) choosing the element type explicitly")
     return TensorSig(shape=tuple(int(d) for d in x.shape), elem_type=dtypes.name_of(x.dtype))
+
+
+def static_shape(t: TensorSig) -> bool:
+    """A dense tensor whose every dimension is an integer (what shapes can be compared on)."""
+    return not t.sparse and t.shape is not None and all(
+        isinstance(d, int) and not isinstance(d, bool) for d in t.shape)
+
+
+def tensor_shape_violations(op: str, inputs: list[tuple[str, TensorSig]]) -> list[Violation]:
+    """PROF-R2 of a kernel's dense inputs (a sparse one is the operator's dense rule to refuse).
+    The operators' constraints leave PROF-R2 out: the validator checks it where each tensor is
+    defined, the kernels here."""
+    return [v for what, t in inputs if not t.sparse for v in shape_violations(t.shape, f"{op} input {what}")]
 
 
 def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], *, dense_rule: str,

@@ -28,6 +28,11 @@ FORMATS = {
 # by the contracts below and in mul.py. It shares no step with ``round_to``: no frexp, ldexp or
 # round(); it says what the result is, not how to compute it.
 
+def is_negative(v: float) -> bool:
+    """The sign bit of ``v`` (set for -0.0 and -inf, as for any negative value)."""
+    return math.copysign(1.0, v) < 0
+
+
 def max_finite(name: str) -> Fraction:
     """The largest finite value of format ``name``: (2**p - 1) * 2**(emax - p + 1)."""
     p, _, emax = FORMATS[name]

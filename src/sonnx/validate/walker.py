@@ -135,11 +135,12 @@ class Walker:
                 self._node_finding(v, ctx, tensor=name)
 
     def _op_violations(self, op: str, entries: list, attrs: dict, opset: int | None) -> list[Violation]:
-        """The operator's own constraints, minus PROF-R2 (reported where each tensor is defined)."""
+        """The operator's own constraints (PROF-R2 is not one: it is reported where each tensor
+        is defined)."""
         if any(e is None for e in entries[:operators()[op].required]):
             return []  # a required input is missing: the ONNX checker reports it
         sigs = tuple(None if e is None else e[0] for e in entries)
-        return [v for v in self.rules.check(op, sigs, attrs, opset or 0) if v.requirement != "PROF-R2"]
+        return self.rules.check(op, sigs, attrs, opset or 0)
 
     # ------------------------------------------------------------ graphs
     def _walk_graph(self, g: onnx.GraphProto, path: str, parent: Scope | None,

@@ -1,0 +1,181 @@
+"""Same-shape element-wise binary operators (Mul, Add): what they share, written once.
+
+An operator module supplies its name, its requirement prefix, its element function (one value
+of T from two) and that element's specification; the three functions below turn them into
+- ``constraints``: R1 same shape, R2 dense inputs, R3 one element type of the version's type
+  set, R4 no broadcasting (by shape, or by the legacy ``broadcast`` attribute of versions 1
+  and 6), under the operator's own IDs;
+- ``reference_kernel``: the plain-Python loop over TensorValue (the concrete level of the
+  operator's Why3 clone of proofs/elementwise.mlw) with its contracts;
+- ``numpy_kernel``: the function exported as ``sonnx.<op>``.
+PROF-R2 (static, positive, bounded shapes) is the profile's rule, not the operator's: the
+kernels check it here with profile.shape_violations, the validator where each tensor is defined.
+
+The IDs are built from the prefix, so the ``# req:`` lines below name each operator built here
+explicitly: the trace then fingerprints this shared code for each of their requirements.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Callable
+
+import icontract
+import numpy as np
+
+from .. import dtypes
+from ..errors import ProfileViolation, Violation, raise_if_any
+from ..profile import kernel_opset
+from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
+from ..semantics.values import is_element_of
+from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
+                        static_shape, tensor_shape_violations)
+
+
+def rule_ids(prefix: str) -> tuple[str, str, str, str]:
+    """The IDs of R1..R4 of an element-wise operator: same shape, dense, typed, no broadcast."""
+    return f"{prefix}-R1", f"{prefix}-R2", f"{prefix}-R3", f"{prefix}-R4"
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape numpy/ONNX broadcasting would give ``a`` and ``b``; None when they do not
+    broadcast (a pair of dimensions that differ with neither being 1)."""
+    out = []
+    for x, y in itertools.zip_longest(reversed(a), reversed(b), fillvalue=1):
+        if x != y and x != 1 and y != 1:
+            return None
+        out.append(x if y == 1 else y)
+    return tuple(reversed(out))
+
+
+# req: MUL-R1, MUL-R2, MUL-R3, MUL-R4
+def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
+                broadcast: int | None = None) -> list[Violation]:
+    """Every violation of R1..R4 of a node of ``op`` with inputs ``a`` and ``b`` under ``opset``.
+
+    ``broadcast`` is the legacy attribute of versions 1 and 6 (None when absent). Shapes are
+    compared only when both are static: an unknown or symbolic one is PROF-R2's to report.
+    """
+    r1, r2, r3, r4 = rule_ids(prefix)
+    version = dtypes.since_version(op, opset)
+    if version is None:
+        return [Violation(r3, f"opset {opset} has no {op}; import opset 1 or later")]
+    found = dense_and_typed(op, version, [("A", a), ("B", b)], dense_rule=r2, type_rule=r3)
+    if broadcast not in (None, 0):
+        found.append(Violation(r4, f"{op}-{version} has broadcast={broadcast}; the profile forbids "
+                                   "broadcasting: remove the attribute and give B the shape of A"))
+    if static_shape(a) and static_shape(b) and a.shape != b.shape:
+        common = broadcast_shape(a.shape, b.shape)
+        if common is not None:
+            found.append(Violation(r4, f"{op} inputs have shapes {a.shape} and {b.shape}, which "
+                                       "would need broadcasting; the profile forbids it: expand the "
+                                       f"inputs to {common} explicitly (Expand node, or "
+                                       f"numpy.broadcast_to(x, {common}).copy()) before {op}"))
+        else:
+            found.append(Violation(r1, f"{op} inputs have shapes {a.shape} and {b.shape}; they must "
+                                       "have the same shape"))
+    return found
+
+
+def _well_formed(t: TensorValue) -> bool:
+    return len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data)
+
+
+def _every_element_ok(element_ok: Callable, a: TensorValue, b: TensorValue, c: TensorValue) -> bool:
+    # R1, R3 stated by multi-index: at every index of the shape, C's element is the spec's
+    for idx in itertools.product(*(range(d) for d in a.shape)):
+        k = flat_index(a.shape, idx)
+        if not element_ok(a.dtype, a.data[k], b.data[k], c.data[k]):
+            return False
+    return True
+
+
+# req: MUL-R1, MUL-R3, MUL-R4
+def reference_kernel(op: str, prefix: str, latest: int, element: Callable, element_ok: Callable,
+                     int_loop: Callable | None = None) -> Callable[[TensorValue, TensorValue], TensorValue]:
+    """The reference kernel of ``op``: c[i] = element(T, a[i], b[i]) over flat row-major data.
+
+    ``element_ok(T, x, y, r)`` is the element's specification, stated without the element
+    function's steps; ``int_loop(a, b, bits, signed)`` replaces the loop for integer T when the
+    operator has a proved one (intloops.mul_wrap). The type set is that of version ``latest``.
+    Contracts: the preconditions are the requirements (a refused call raises ProfileViolation),
+    the postconditions the shape and, with SONNX_CONTRACTS=full, the spec at every element.
+    """
+    def violations(a: TensorValue, b: TensorValue) -> list[Violation]:
+        sa, sb = TensorSig(a.shape, a.dtype), TensorSig(b.shape, b.dtype)
+        return (tensor_shape_violations(op, [("A", sa), ("B", sb)])
+                + constraints(op, prefix, sa, sb, opset=latest))
+
+    def refusal(a: TensorValue, b: TensorValue) -> ProfileViolation:
+        return ProfileViolation(violations(a, b))
+
+    r1, _, r3, r4 = rule_ids(prefix)
+
+    # The body checks the requirements itself, so that they hold with contracts off; the same
+    # precondition is attached for CrossHair (SONNX_CONTRACTS=full), which reads it to know
+    # which inputs are admissible. Without it the constraints are computed once per call.
+    @icontract.require(lambda a, b: not violations(a, b), f"{r1}, {r3}, {r4}, PROF-R2", error=refusal,
+                       enabled=FULL_CONTRACTS)
+    @icontract.require(lambda a, b: _well_formed(a) and _well_formed(b), enabled=FULL_CONTRACTS)
+    @icontract.ensure(lambda a, result: result.shape == a.shape and result.dtype == a.dtype
+                      and len(result.data) == len(a.data))
+    @icontract.ensure(lambda a, b, result: _every_element_ok(element_ok, a, b, result), enabled=FULL_CONTRACTS)
+    def reference(a: TensorValue, b: TensorValue) -> TensorValue:
+        raise_if_any(violations(a, b))
+        if int_loop is not None and not dtypes.is_float(a.dtype):
+            return TensorValue(a.dtype, a.shape, int_loop(a.data, b.data, dtypes.bits(a.dtype),
+                                                          dtypes.is_signed(a.dtype)))
+        n = size(a.shape)
+        c: list = [None] * n
+        for i in range(n):
+            c[i] = element(a.dtype, a.data[i], b.data[i])
+        return TensorValue(a.dtype, a.shape, c)
+
+    reference.__name__ = reference.__qualname__ = f"{op.lower()}_reference"
+    return reference
+
+
+def _memo_key(a: object, b: object, opset: object) -> tuple | None:
+    """Key of a kernel's memo of accepted calls (see signature.AcceptedCalls); None: no memo."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and type(opset) in MEMO_SCALARS:
+        return a.shape, a.dtype, b.shape, b.dtype, type(opset), opset
+    return None
+
+
+# req: MUL-R1, MUL-R3, MUL-R4
+def _check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
+    """Every check of a kernel's arguments: TypeError or ProfileViolation; else whether the
+    result may raise floating-point warnings (a float type)."""
+    name = op.lower()
+    version = kernel_opset(opset, name)
+    sa, sb = sig_of_array(a, name, "A"), sig_of_array(b, name, "B")
+    raise_if_any(tensor_shape_violations(op, [("A", sa), ("B", sb)])
+                 + constraints(op, prefix, sa, sb, opset=version))
+    return dtypes.is_float(dtypes.name_of(a.dtype))
+
+
+# req: MUL-R1, MUL-R3
+def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -> Callable[..., np.ndarray]:
+    """The numpy kernel of ``op``: every check, then ``ufunc`` on the arrays as they are.
+
+    The checks run once per distinct call signature (the memo keeps accepted ones); IEEE
+    overflow and invalid results are the operator's defined semantics, so their warnings are
+    silenced; numpy's scalar result for rank-0 operands is returned as the array the API promises.
+    """
+    accepted = AcceptedCalls()
+
+    def kernel(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> np.ndarray:
+        key = _memo_key(a, b, opset)
+        quiet = accepted.get(key) if key is not None else None
+        if quiet is None:
+            quiet = _check(op, prefix, a, b, opset)
+            accepted.remember(key, quiet)
+        if quiet:
+            with np.errstate(all="ignore"):
+                out = ufunc(a, b)
+        else:                   # integers wrap without a warning; errstate would cost ~1 us
+            out = ufunc(a, b)
+        return out if type(out) is np.ndarray else np.asarray(out)
+
+    kernel.__name__ = kernel.__qualname__ = op.lower()
+    kernel.__doc__ = doc
+    return kernel
