@@ -1,5 +1,6 @@
-"""Element loop one short: Mul's reference kernel takes its element count from a size that is
-off by one, so its float loop never computes the last product and C comes out one element short."""
+"""Element loop one short: the shared element-wise reference loop takes its element count from a
+size that is off by one, so it never computes the last element and C comes out one short (the
+integer types of Mul go through intloops.mul_wrap instead: floats catch it)."""
 from sonnx.semantics.tensor import size as _shipped
 
 
@@ -7,4 +8,4 @@ def size(shape):
     return _shipped(shape) - 1          # MUTANT: the number of elements, less one
 
 
-PATCHES = {"sonnx.ops.mul:size": size}
+PATCHES = {"sonnx.ops.elementwise:size": size}
