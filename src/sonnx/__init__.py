@@ -7,10 +7,11 @@ import sys
 import types
 
 from .errors import ProfileViolation, Violation
+from .ops.add import add
 from .ops.gemm import gemm
 from .ops.mul import mul
 
-__all__ = ["ProfileViolation", "Violation", "gemm", "mul", "validate"]
+__all__ = ["ProfileViolation", "Violation", "add", "gemm", "mul", "validate"]
 __version__ = "0.1.0"
 
 

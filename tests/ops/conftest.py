@@ -26,7 +26,8 @@ def assert_same_bits(actual: np.ndarray, expected: np.ndarray) -> None:
 
 
 def edge_values(name: str) -> np.ndarray:
-    """The values where a product's semantics is easiest to get wrong, for one type."""
+    """The values where a product's or a sum's semantics is easiest to get wrong, for one type
+    (1 + eps/2 and (1 + eps) + 3eps/2 are ties of a sum; eps/2 is below 1's ulp)."""
     dt = dtypes.numpy_dtype(name)
     if dtypes.is_float(name):
         import ml_dtypes
@@ -34,7 +35,8 @@ def edge_values(name: str) -> np.ndarray:
         tiny_sub = float(info.smallest_subnormal)
         vals = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -3.0, 1.0 / 3.0, float(info.max), -float(info.max),
                 float(info.smallest_normal), -float(info.smallest_normal), tiny_sub, -tiny_sub,
-                tiny_sub * 3, float(info.eps), 1.0 + float(info.eps), np.inf, -np.inf, np.nan,
+                tiny_sub * 3, float(info.eps), 1.0 + float(info.eps), -1.0 - float(info.eps),
+                float(info.eps) / 2, 3 * float(info.eps) / 2, np.inf, -np.inf, np.nan,
                 float(np.sqrt(float(info.max))) * 1.5, float(np.sqrt(float(info.smallest_normal)))]
         return np.array(vals, dtype=np.float64).astype(dt)
     info = np.iinfo(dt)

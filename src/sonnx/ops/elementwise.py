@@ -16,6 +16,7 @@ explicitly: the trace then fingerprints this shared code for each of their requi
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Callable
 
@@ -47,7 +48,7 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
     return tuple(reversed(out))
 
 
-# req: MUL-R1, MUL-R2, MUL-R3, MUL-R4
+# req: MUL-R1, MUL-R2, MUL-R3, MUL-R4, ADD-R1, ADD-R2, ADD-R3, ADD-R4
 def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
                 broadcast: int | None = None) -> list[Violation]:
     """Every violation of R1..R4 of a node of ``op`` with inputs ``a`` and ``b`` under ``opset``.
@@ -76,6 +77,32 @@ def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
     return found
 
 
+def element_contracts(type_set: frozenset[str], spec: Callable) -> Callable[[Callable], Callable]:
+    """The contracts of an element function ``f(T, x, y)``, attached with SONNX_CONTRACTS=full:
+    T is in ``type_set``, x and y are values of T, and the result r meets ``spec(T, x, y, r)``."""
+    def attach(fn: Callable) -> Callable:
+        if not FULL_CONTRACTS:
+            return fn
+
+        # icontract checks the lower precondition first: the type before its values
+        @icontract.require(lambda dtype, x, y: is_element_of(dtype, x) and is_element_of(dtype, y))
+        @icontract.require(lambda dtype: dtype in type_set)
+        @icontract.ensure(lambda dtype, x, y, result: spec(dtype, x, y, result))
+        @functools.wraps(fn)
+        def element(dtype: str, x, y):
+            return fn(dtype, x, y)
+        return element
+    return attach
+
+
+def node_constraints(op: str, prefix: str) -> Callable[..., list[Violation]]:
+    """The registry's constraint function of ``op``: (input signatures, attributes, opset)."""
+    def check(sigs, attrs, opset: int) -> list[Violation]:
+        a, b = sigs
+        return constraints(op, prefix, a, b, opset=opset, broadcast=attrs.get("broadcast"))
+    return check
+
+
 def _well_formed(t: TensorValue) -> bool:
     return len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data)
 
@@ -89,7 +116,7 @@ def _every_element_ok(element_ok: Callable, a: TensorValue, b: TensorValue, c: T
     return True
 
 
-# req: MUL-R1, MUL-R3, MUL-R4
+# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4
 def reference_kernel(op: str, prefix: str, latest: int, element: Callable, element_ok: Callable,
                      int_loop: Callable | None = None) -> Callable[[TensorValue, TensorValue], TensorValue]:
     """The reference kernel of ``op``: c[i] = element(T, a[i], b[i]) over flat row-major data.
@@ -141,7 +168,7 @@ def _memo_key(a: object, b: object, opset: object) -> tuple | None:
     return None
 
 
-# req: MUL-R1, MUL-R3, MUL-R4
+# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4
 def _check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
     """Every check of a kernel's arguments: TypeError or ProfileViolation; else whether the
     result may raise floating-point warnings (a float type)."""
@@ -153,7 +180,16 @@ def _check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
     return dtypes.is_float(dtypes.name_of(a.dtype))
 
 
-# req: MUL-R1, MUL-R3
+_REFUSALS = """
+
+Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
+SONNX profile refuses: different shapes, broadcasting, mixed or non-numeric element types,
+sparse inputs, empty or oversized tensors, an opset outside 1..28 (PROF-R3). Raises
+TypeError for non-array inputs and a non-integer opset.
+"""
+
+
+# req: MUL-R1, MUL-R3, ADD-R1, ADD-R3
 def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -> Callable[..., np.ndarray]:
     """The numpy kernel of ``op``: every check, then ``ufunc`` on the arrays as they are.
 
@@ -177,5 +213,5 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
         return out if type(out) is np.ndarray else np.asarray(out)
 
     kernel.__name__ = kernel.__qualname__ = op.lower()
-    kernel.__doc__ = doc
+    kernel.__doc__ = doc + _REFUSALS
     return kernel

@@ -11,14 +11,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import icontract
 import numpy as np
 
 from .. import dtypes
 from ..errors import Violation
 from ..semantics import floats, intloops
-from ..semantics.tensor import FULL_CONTRACTS
-from ..semantics.values import int_range, is_element_of
+from ..semantics.values import int_range
 from . import elementwise
 from .registry import Operator
 from .signature import TensorSig
@@ -38,10 +36,7 @@ def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST,
     return elementwise.constraints(OP, PREFIX, a, b, opset=opset, broadcast=broadcast)
 
 
-def node_constraints(sigs, attrs, opset: int) -> list[Violation]:
-    """``constraints`` of a node: its input signatures and attributes as the validator reads them."""
-    a, b = sigs
-    return constraints(a, b, opset=opset, broadcast=attrs.get("broadcast"))
+node_constraints = elementwise.node_constraints(OP, PREFIX)
 
 
 # MUL-R3: the semantics of one product. The spec below states it independently of mul_element:
@@ -68,11 +63,8 @@ def product_ok(dtype: str, x, y, r) -> bool:
     return floats.is_rounded(dtype, Fraction(x) * Fraction(y), r)
 
 
-@icontract.require(lambda dtype: dtype in TYPE_SETS[LATEST], enabled=FULL_CONTRACTS)          # MUL-R3
-@icontract.require(lambda dtype, x, y: is_element_of(dtype, x) and is_element_of(dtype, y),    # MUL-R3
-                   enabled=FULL_CONTRACTS)
-@icontract.ensure(lambda dtype, x, y, result: product_ok(dtype, x, y, result),                 # MUL-R3
-                  enabled=FULL_CONTRACTS)
+# MUL-R3: T in Mul-14's type set, x and y values of T, the result meets product_ok
+@elementwise.element_contracts(TYPE_SETS[LATEST], product_ok)
 def mul_element(dtype: str, x, y):
     """One product in the profile's semantics: wrap-around for integers, one RNE rounding
     for floats (the product of two values of T is exact in Python's double for T narrower
@@ -88,14 +80,8 @@ mul_reference = elementwise.reference_kernel(OP, PREFIX, LATEST, mul_element, pr
                                              int_loop=intloops.mul_wrap)
 
 # req: MUL-R1, MUL-R3, MUL-R4
-mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply, """\
-Element-wise product of two arrays of the same shape and numeric element type (ONNX Mul).
-
-Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
-SONNX profile refuses: different shapes, broadcasting, mixed or non-numeric element types,
-sparse inputs, empty or oversized tensors, an opset outside 1..28 (PROF-R3). Raises
-TypeError for non-array inputs and a non-integer opset.
-""")
+mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply, "Element-wise product of two arrays "
+                               "of the same shape and numeric element type (ONNX Mul).")
 
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),

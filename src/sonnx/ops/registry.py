@@ -50,10 +50,11 @@ class Operator:
 @lru_cache(maxsize=1)
 def operators() -> dict[str, Operator]:
     """op_type -> Operator, in the order the profile lists them."""
-    from . import gemm, mul
+    from . import add, gemm, mul
     listed = [
         mul.OPERATOR,
         gemm.OPERATOR,
+        add.OPERATOR,
     ]
     return {op.name: op for op in listed}
 
