@@ -33,21 +33,24 @@ from sonnx.ops.registry import operator
 
 from . import elementwise, gemm_cases, helpers
 from .common import Case, Harness, Mutant
-from .edges import product_ties
+from .edges import product_ties, sum_ties
 from .elementwise import Elementwise
 
 MUL = Elementwise.of(operator("Mul"), exact=python_ops.mul, ties=product_ties, result="product")
+ADD = Elementwise.of(operator("Add"), exact=python_ops.add, ties=sum_ties, result="sum")
 
 HARNESSES: tuple[Harness, ...] = (
     *elementwise.harnesses(MUL),
+    *elementwise.harnesses(ADD),
     *helpers.HARNESSES,
     *gemm_cases.HARNESSES,
 )
 
 
 def _mutant(name: str, requirements: tuple[str, ...], targets: tuple[str, ...],
-            known_bug: tuple[str, tuple]) -> Mutant:
-    return Mutant(name, f"tests.crosshair.mutants.{name}", requirements, targets, known_bug)
+            known_bug: tuple[str, tuple], module: str | None = None) -> Mutant:
+    """``module``: the mutants/ module, when the fault is another mutant's aimed at other cases."""
+    return Mutant(name, f"tests.crosshair.mutants.{module or name}", requirements, targets, known_bug)
 
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -63,6 +66,16 @@ MUTANTS: tuple[Mutant, ...] = (
             ("flat-index/2x3", ((1, 2),))),
     _mutant("ties_away", ("MUL-R3",), ("mul-float/float16.scalar.ties",),
             ("mul-float/float16.scalar.ties", ((1,), (2,)))),     # 1.5 * -(1 + 3 ulp): tie, even is below
+    # Add: the same bent parts seen through Add's harnesses, and a zero that loses its sign
+    _mutant("add_saturation", ("ADD-R3",), ("add-signed/int8.2x3", "add-unsigned/uint8.4"),
+            ("add-signed/int8.2x3", ((100, 0, 0, 0, 0, 0), (100, 0, 0, 0, 0, 0))),   # 200: 127, not -56
+            module="saturation"),
+    _mutant("add_ties_away", ("ADD-R3",), ("add-float/float16.scalar.ties", "add-float/bfloat16.scalar.ties"),
+            ("add-float/float16.scalar.ties", ((0,), (2,))), module="ties_away"),  # 1 + ulp/2: tie, even is 1
+    _mutant("add_broadcast_accepted", ("ADD-R4",), ("add-refusals/pairs",),
+            ("add-refusals/pairs", (4, 1, 0, 0)), module="broadcast_accepted"),   # (2, 3) + (1,): R4
+    _mutant("zero_sign_lost", ("ADD-R3",), ("add-float/float16.scalar", "add-float/double.scalar"),
+            ("add-float/float16.scalar", ((1,), (1,)))),                          # -0 + -0 is -0
     # A stored (2, 3) with transA: A'[1, 0] is at flat 1, the mutant reads flat 3
     _mutant("gemm_transpose_index", ("GEMM-R1",), ("gemm-index/a_index", "gemm-signed/int32.3x2x2"),
             ("gemm-index/a_index", (True, 2, 3, 1, 0))),

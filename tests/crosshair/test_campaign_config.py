@@ -81,8 +81,21 @@ def test_a_patch_of_a_missing_name_is_refused(tmp_path, monkeypatch):
 
 def test_required_mutant_kinds_are_planted():
     assert {"wrap_edge", "broadcast_accepted", "saturation", "loop_short", "index_stride", "ties_away",
-            "gemm_transpose_index", "gemm_c_broadcast", "gemm_sum_overwrites", "gemm_saturation"} <= {
+            "gemm_transpose_index", "gemm_c_broadcast", "gemm_sum_overwrites", "gemm_saturation",
+            "add_saturation", "add_ties_away", "add_broadcast_accepted", "zero_sign_lost"} <= {
         m.name for m in H.MUTANTS}
+
+
+@pytest.mark.req("ADD-R1", "ADD-R3", "ADD-R4")
+def test_add_gets_every_element_wise_group_with_its_own_ids():
+    groups = {h.name: h for h in H.HARNESSES if h.name.startswith("add-")}
+    assert set(groups) == {"add-signed", "add-unsigned", "add-float", "add-refusals", "add-fast"}
+    for name, h in groups.items():
+        assert all(r.startswith("ADD-") for r in h.requirements), name
+        assert h.witnesses, name
+        assert len(h.cases) == len(H.harness(name.replace("add-", "mul-")).cases), name
+    caught_by = {t.split("/")[0] for m in H.MUTANTS for t in m.targets if t.startswith("add-")}
+    assert {"add-signed", "add-float", "add-refusals"} <= caught_by
 
 
 @pytest.mark.req("GEMM-R1", "GEMM-R4")
