@@ -21,9 +21,10 @@ Adding a same-shape operator: describe it with ``Elementwise.of(its registry rec
 ties=..., result=...)`` and add ``*elementwise.harnesses(it)`` to HARNESSES. Planting a mutant:
 a module ``mutants/<name>.py`` with ``PATCHES = {"module:attribute": replacement}`` (one part
 the shipped kernel looks up when it runs) and a docstring saying what is wrong, then a
-``Mutant(name, module, requirement IDs, targets, known_bug)`` below: ``targets`` are the cases
+``_mutant(name, requirement IDs, targets, known_bug)`` below: ``targets`` are the cases
 (``"harness/case"``) that must catch it, ``known_bug`` one target with arguments on which the
-shipped code passes and the mutant fails in plain Python.
+shipped code passes and the mutant fails in plain Python. The same planted part aimed at another
+operator's cases is another entry with ``module=`` naming the existing module.
 """
 from __future__ import annotations
 
