@@ -96,7 +96,7 @@ def replay(fn, args: tuple, kwargs: dict) -> tuple[bool, str]:
     the preconditions hold and the body raises or a postcondition is false."""
     import icontract
 
-    from .harnesses import unwrapped
+    from .common import unwrapped
     body = unwrapped(fn)
     bound = inspect.signature(body).bind(*args, **kwargs)
     values = dict(bound.arguments)
@@ -175,12 +175,11 @@ def _run_job(kind: str, name: str, cpu_budget: float) -> dict:
 
 
 def _judge_harness(h, data: dict) -> dict:
-    from .harnesses import Kernels
     cases = {c.name: c for c in h.cases}
     out = []
     for r in data.get("cases", []):
         case = cases[r["case"]]
-        cex = _replay_messages(r, case.build(Kernels()))
+        cex = _replay_messages(r, case.build())
         other = [m["text"][:300] for m in r["messages"] if m["state"] not in COUNTEREXAMPLE_STATES]
         if cex:
             verdict = "counterexample"
@@ -243,7 +242,8 @@ def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -
     from sonnx.trace.inputs import step_inputs
     inputs = step_inputs(ROOT, "crosshair")      # what this run reads, hashed before it starts
     from . import harnesses as H
-    from .harnesses import Kernels, find_case, mutant_kernels
+    from .common import applied
+    from .harnesses import find_case
 
     def wanted(name: str) -> bool:
         return not only or name in only
@@ -289,7 +289,7 @@ def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -
         if not wanted(h.name):
             continue
         summary["harnesses"].append(_judge_harness(h, results[("harness", h.name)]))
-        targets = [(w.name, w.build(Kernels())) for w in h.witnesses]
+        targets = [(w.name, w.build()) for w in h.witnesses]
         for w in _judge_refutations("witnesses", results[("witnesses", h.name)], targets):
             w.setdefault("hang_guard_hit", False)
             summary["witnesses"].append({"harness": h.name, "name": w.pop("case"),
@@ -297,9 +297,9 @@ def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -
     for m in H.MUTANTS:
         if not (wanted(m.name) or wanted("mutants")):
             continue
-        k = mutant_kernels(m)
-        targets = [(find_case(t)[1].name, find_case(t)[1].build(k)) for t in m.targets]
-        per = _judge_refutations("mutant", results[("mutant", m.name)], targets)
+        with applied(m):                     # replayed on the shipped code with the part bent
+            targets = [(find_case(t)[1].name, find_case(t)[1].build()) for t in m.targets]
+            per = _judge_refutations("mutant", results[("mutant", m.name)], targets)
         first = next((p for p in per if p["caught"]), None)
         doc = (sys.modules.get(m.module).__doc__ or "").strip().splitlines()
         summary["mutants"].append({

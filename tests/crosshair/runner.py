@@ -29,6 +29,7 @@ Two things CrossHair does by default would make its silence worthless here, and 
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import json
 import os
@@ -56,6 +57,7 @@ from crosshair.tracers import NoTracing  # noqa: E402
 from crosshair.util import PathTimeout  # noqa: E402
 
 from . import harnesses as H  # noqa: E402
+from .common import applied  # noqa: E402
 
 # icontract's run-time checks back on (CrossHair replaced them with no-ops) ...
 _ick._assert_invariant, _ick._assert_preconditions, _ick._assert_postconditions = _RUNTIME_CHECKS
@@ -148,28 +150,32 @@ def analyze(fn, budget: float, exhaustive: bool = False) -> dict:
 
 
 def run(kind: str, name: str) -> dict:
+    bent = contextlib.nullcontext()
     if kind == "harness":
-        h = H.harness(name)
-        jobs = [(c, H.Kernels()) for c in h.cases]
+        cases = H.harness(name).cases
     elif kind == "witnesses":
-        h = H.harness(name)
-        jobs = [(c, H.Kernels()) for c in h.witnesses]
+        cases = H.harness(name).witnesses
     elif kind == "mutant":
         m = H.mutant(name)
-        k = H.mutant_kernels(m)
-        jobs = [(H.find_case(t)[1], k) for t in m.targets]
+        cases = tuple(H.find_case(t)[1] for t in m.targets)
+        bent = applied(m)                    # the shipped code with the mutant's part replaced
     else:
         raise SystemExit(f"unknown kind {kind!r}")
     results = []
-    for case, kernels in jobs:
-        r = analyze(case.build(kernels), case.budget, case.exhaustive)
-        r["case"] = case.name
-        results.append(r)
-        r["hang_guard_hit"] = hang_guard_hit(r)
-        print(f"# {kind} {name} {case.name}: {r['status']} iterations={r['iterations']}"
-              f"/{r['iteration_cap']} spec={r['spec_reached']} {r['seconds']}s"
-              f"{' HANG GUARD HIT' if r['hang_guard_hit'] else ''}", file=sys.stderr, flush=True)
+    with bent:
+        for case in cases:
+            results.append(_analyze_case(kind, name, case))
     return {"kind": kind, "name": name, "cases": results}
+
+
+def _analyze_case(kind: str, name: str, case) -> dict:
+    r = analyze(case.build(), case.budget, case.exhaustive)
+    r["case"] = case.name
+    r["hang_guard_hit"] = hang_guard_hit(r)
+    print(f"# {kind} {name} {case.name}: {r['status']} iterations={r['iterations']}"
+          f"/{r['iteration_cap']} spec={r['spec_reached']} {r['seconds']}s"
+          f"{' HANG GUARD HIT' if r['hang_guard_hit'] else ''}", file=sys.stderr, flush=True)
+    return r
 
 
 def main(argv: list[str]) -> int:

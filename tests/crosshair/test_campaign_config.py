@@ -7,6 +7,7 @@ mutant that CrossHair "catches" is a bug, not a broken harness).
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import pkgutil
@@ -17,8 +18,11 @@ from pathlib import Path
 import pytest
 
 from sonnx import requirements
+from sonnx.ops.registry import operators
+from tests.crosshair import gemm_cases as G
 from tests.crosshair import harnesses as H
 from tests.crosshair import mutants as mutants_pkg
+from tests.crosshair.common import Mutant, applied, unwrapped
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,32 +45,65 @@ def test_names_are_unique():
     assert len({m.name for m in H.MUTANTS}) == len(H.MUTANTS)
 
 
-def test_every_mutant_module_is_registered_and_targets_exist():
+def test_every_mutant_module_is_registered_and_bends_a_shipped_name():
     known = requirements.load()
     modules = {m.name for m in pkgutil.iter_modules(mutants_pkg.__path__) if not m.name.startswith("_")}
     registered = {m.module.rsplit(".", 1)[1] for m in H.MUTANTS}
     assert modules == registered, f"unregistered: {modules - registered}, missing: {registered - modules}"
     for m in H.MUTANTS:
         assert all(r in known for r in m.requirements), m.name
-        assert m.targets, m.name
+        assert m.targets and m.known_bug[0] in m.targets, m.name
         for t in m.targets:
             H.find_case(t)                                  # raises KeyError when absent
-        kernels = H.mutant_kernels(m)
-        assert set(kernels._overrides) <= set(H.KERNELS), m.name
+        patches = importlib.import_module(m.module).PATCHES
+        assert patches, m.name
+        for path in patches:                                # a shipped function, not a copy
+            module, name = path.split(":")
+            assert module.startswith("sonnx.") and callable(getattr(importlib.import_module(module), name)), path
+
+
+def test_a_mutant_is_applied_in_place_and_put_back():
+    from sonnx.semantics import intloops
+    shipped = intloops.wrap_signed
+    with applied(H.mutant("wrap_edge")):
+        assert intloops.wrap_signed is not shipped and intloops.wrap_signed(128, 256, 128) == 128
+    assert intloops.wrap_signed is shipped and shipped(128, 256, 128) == -128
+
+
+def test_a_patch_of_a_missing_name_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "ghost_mutant.py").write_text('PATCHES = {"sonnx.semantics.intloops:no_such": abs}\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ghost = Mutant("ghost", "ghost_mutant", ("MUL-R3",), ("x/y",), ("x/y", ()))
+    with pytest.raises(AttributeError, match="no_such"):
+        with applied(ghost):
+            pass
 
 
 def test_required_mutant_kinds_are_planted():
-    assert {"wrap_edge", "broadcast_accepted", "saturation", "flat_off_by_one"} <= {m.name for m in H.MUTANTS}
-    assert {"gemm_transpose_index", "gemm_c_broadcast", "gemm_k_short", "gemm_saturation"} <= {
+    assert {"wrap_edge", "broadcast_accepted", "saturation", "loop_short", "index_stride", "ties_away",
+            "gemm_transpose_index", "gemm_c_broadcast", "gemm_sum_overwrites", "gemm_saturation",
+            "add_saturation", "add_ties_away", "add_broadcast_accepted", "zero_sign_lost"} <= {
         m.name for m in H.MUTANTS}
+
+
+@pytest.mark.req("ADD-R1", "ADD-R3", "ADD-R4")
+def test_add_gets_every_element_wise_group_with_its_own_ids():
+    groups = {h.name: h for h in H.HARNESSES if h.name.startswith("add-")}
+    assert set(groups) == {"add-signed", "add-unsigned", "add-float", "add-refusals", "add-fast"}
+    for name, h in groups.items():
+        assert all(r.startswith("ADD-") for r in h.requirements), name
+        assert h.witnesses, name
+        assert len(h.cases) == len(H.harness(name.replace("add-", "mul-")).cases), name
+    caught_by = {t.split("/")[0] for m in H.MUTANTS for t in m.targets if t.startswith("add-")}
+    assert {"add-signed", "add-float", "add-refusals"} <= caught_by
 
 
 @pytest.mark.req("GEMM-R1", "GEMM-R4")
 def test_gemm_grid_and_refusal_tables_cover_what_the_campaign_claims():
     # (M, K, N) each in 1..3, square and not; C tables include the broadcastable shapes
-    assert all(1 <= d <= 3 for g in H.GEMM_GRID for d in g)
-    assert any(len(set(g)) > 1 for g in H.GEMM_GRID) and (3, 3, 3) in H.GEMM_GRID
-    assert {(2,), (1, 2), (2, 1), (1, 1), (1,), ()} <= set(H.GEMM_C_SHAPES) and None in H.GEMM_C_SHAPES
+    assert all(1 <= d <= 3 for g in G.GEMM_GRID for d in g)
+    assert any(len(set(g)) > 1 for g in G.GEMM_GRID) and (3, 3, 3) in G.GEMM_GRID
+    assert {(2,), (1, 2), (2, 1), (1, 1), (1,), ()} <= set(G.GEMM_C_SHAPES) and None in G.GEMM_C_SHAPES
     for name in ("gemm-signed", "gemm-unsigned"):
         assert all(c.exhaustive for c in H.harness(name).cases), name
     assert all(c.exhaustive for c in H.harness("gemm-index").cases + H.harness("gemm-refusals").cases)
@@ -76,48 +113,35 @@ def test_gemm_grid_and_refusal_tables_cover_what_the_campaign_claims():
 def test_every_case_builds_with_concrete_annotations():
     for h in H.HARNESSES:
         for case in h.cases + h.witnesses:
-            fn = case.build(H.Kernels())
-            body = H.unwrapped(fn)
+            fn = case.build()
+            body = unwrapped(fn)
             assert not any(isinstance(a, str) for a in body.__annotations__.values()), case.name
 
 
 def test_requirements_needing_crosshair_have_a_harness():
     covered = {r for h in H.HARNESSES for r in h.requirements}
+    prefixes = tuple(f"{op.prefix}-" for op in operators().values())
     for req in requirements.load().values():
-        if "crosshair" in req.verification and req.id.startswith(("MUL-", "GEMM-")):
+        if "crosshair" in req.verification and req.id.startswith(prefixes):
             assert req.id in covered, req.id
 
 
-# Concrete counterexamples for each mutant, replayed in a child process with the full contracts
-# attached (SONNX_CONTRACTS=full is read at import time): the real kernel passes, the mutant fails.
-_KNOWN_BUGS = {
-    "wrap_edge": ("mul-signed/int8.2x3", ((16, 0, 0, 0, 0, 0), (8, 0, 0, 0, 0, 0))),
-    "saturation": ("mul-signed/int8.2x3", ((16, 0, 0, 0, 0, 0), (9, 0, 0, 0, 0, 0))),
-    "flat_off_by_one": ("mul-signed/int8.2x1x2", ((1, 1, 1, 1), (1, 2, 3, 4))),
-    "broadcast_accepted": ("mul-refusals/pairs", (4, 1, 0, 0)),
-    "ties_away": ("mul-float/float16.scalar.ties", ((1,), (2,))),  # 1.5 * -(1 + 3 ulp): tie, even is below
-    "index_stride": ("flat-index/2x3", ((1, 2),)),
-    # A stored (2, 3) with transA: A'[1, 0] is at flat 1, the mutant reads flat 3
-    "gemm_transpose_index": ("gemm-index/a_index", (True, 2, 3, 1, 0)),
-    # A (2, 3) x B (3, 2) with C of shape (2,): must be refused with GEMM-R4
-    "gemm_c_broadcast": ("gemm-refusals/shapes", (0, 0, 3, 0, 0)),
-    # 1 x 1 x 1, no C: Y = 1 * 1, the mutant sums nothing
-    "gemm_k_short": ("gemm-signed/int32.1x1x1", (False, False, False, (1,), (1,), (0,))),
-    # int32 edge values: max * 2 wraps to -2, the mutant clamps to max
-    "gemm_saturation": ("gemm-signed/int32.1x3x1.edges", (False, False, False, (10, 3, 3), (5, 3, 3), (3,))),
-}
-
+# Each mutant's known counterexample (Mutant.known_bug), replayed in a child process with the full
+# contracts attached (SONNX_CONTRACTS=full is read at import time): the shipped code passes, the
+# same code with the mutant applied fails.
 _CHILD = r"""
 import json, sys
 from tests.crosshair import harnesses as H
 from tests.crosshair.campaign import replay
+from tests.crosshair.common import applied
 out = {}
-for name, (target, args) in json.loads(sys.argv[1]).items():
+for m in H.MUTANTS:
+    target, args = m.known_bug
     case = H.find_case(target)[1]
-    args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
-    real = replay(case.build(H.Kernels()), args, {})
-    bad = replay(case.build(H.mutant_kernels(H.mutant(name))), args, {})
-    out[name] = [real[0], bad[0], bad[1]]
+    real = replay(case.build(), args, {})
+    with applied(m):
+        bad = replay(case.build(), args, {})
+    out[m.name] = [target, real[0], bad[0], bad[1]]
 print(json.dumps(out))
 """
 
@@ -126,14 +150,14 @@ print(json.dumps(out))
 def test_planted_bugs_break_their_targets_in_plain_python():
     env = {**os.environ, "SONNX_CONTRACTS": "full",
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(_KNOWN_BUGS)], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-c", _CHILD], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert set(result) == {m.name for m in H.MUTANTS}, "a mutant has no known counterexample here"
-    for name, (real_fails, mutant_fails, why) in result.items():
-        assert not real_fails, f"{name}: the real kernel fails its own harness"
-        assert mutant_fails, f"{name}: the planted bug does not break {_KNOWN_BUGS[name][0]} ({why})"
+    assert set(result) == {m.name for m in H.MUTANTS}
+    for name, (target, real_fails, mutant_fails, why) in result.items():
+        assert not real_fails, f"{name}: the shipped kernel fails its own harness"
+        assert mutant_fails, f"{name}: the planted bug does not break {target} ({why})"
 
 
 # ---------------------------------------------------------------- the campaign's verdict logic
@@ -153,7 +177,7 @@ def _case_result(**kw):
 
 
 def _harness(exhaustive=False, n=1):
-    def build(_kernels):
+    def build():
         def f():
             return None
         return f

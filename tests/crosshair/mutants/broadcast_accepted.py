@@ -1,27 +1,13 @@
-"""Broadcast silently accepted: a rank-0 or one-element B is repeated over A instead of refused
-(the shape check lets broadcastable shapes through; type checks are kept)."""
-from sonnx import dtypes
-from sonnx.errors import raise_if_any
-from sonnx.ops.mul import constraints
-from sonnx.ops.signature import TensorSig
-from sonnx.semantics.tensor import TensorValue, size
+"""Broadcast not refused: the shared element-wise constraints drop R4, so broadcastable shapes (a
+rank-0 or one-element B, a (1, 3) against a (2, 3)) reach the reference loop, which reads past
+the smaller input or answers for part of the larger one; the other checks are kept."""
+from sonnx.ops import elementwise
 
-from ._base import make_kernel, wrap
-
-_exact = make_kernel()
+_shipped = elementwise.constraints
 
 
-def mul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
-    found = constraints(TensorSig(a.shape, a.dtype), TensorSig(b.shape, b.dtype))
-    raise_if_any([v for v in found if v.requirement != "MUL-R4"])   # MUTANT: R4 dropped
-    if a.shape == b.shape:
-        return _exact(a, b)
-    big, small = (a, b) if size(a.shape) >= size(b.shape) else (b, a)
-    n = size(big.shape)
-    data = [big.data[i] * small.data[i % len(small.data)] for i in range(n)]
-    if not dtypes.is_float(a.dtype):
-        data = [wrap(v, dtypes.bits(a.dtype), dtypes.is_signed(a.dtype)) for v in data]
-    return TensorValue(a.dtype, big.shape, data)
+def constraints(op, prefix, a, b, **kw):
+    return [v for v in _shipped(op, prefix, a, b, **kw) if v.requirement != f"{prefix}-R4"]   # MUTANT
 
 
-KERNELS = {"mul_reference": mul_reference}
+PATCHES = {"sonnx.ops.elementwise:constraints": constraints}

@@ -8,4 +8,4 @@ def flat_index(shape, index):
     return off
 
 
-KERNELS = {"flat_index": flat_index}
+PATCHES = {"sonnx.semantics.tensor:flat_index": flat_index}

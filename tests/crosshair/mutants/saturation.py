@@ -1,11 +1,14 @@
-"""Saturation instead of wrap-around: an out-of-range product is clamped to T's min or max."""
-from ._base import make_kernel
+"""Saturation instead of wrap-around in the integer reductions of the element-wise loop: an
+out-of-range result is clamped to T's min or max."""
 
 
-def saturate(x, bits, signed):
-    lo = -(1 << (bits - 1)) if signed else 0
-    hi = lo + (1 << bits) - 1
-    return min(max(x, lo), hi)          # MUTANT: clamps where the profile wraps
+def wrap_unsigned(x, m):
+    return min(max(x, 0), m - 1)       # MUTANT: clamps where the profile wraps
 
 
-KERNELS = {"mul_reference": make_kernel(wrap=saturate)}
+def wrap_signed(x, m, h):
+    return min(max(x, -h), h - 1)      # MUTANT: clamps where the profile wraps
+
+
+PATCHES = {"sonnx.semantics.intloops:wrap_unsigned": wrap_unsigned,
+           "sonnx.semantics.intloops:wrap_signed": wrap_signed}

@@ -1,13 +1,12 @@
-"""Wrong wrap edge: `r > m // 2` instead of `>=`, so the int8 product 128 stays 128 (out of range)."""
-from ._base import make_kernel
+"""Wrong wrap edge in the signed reduction: `r > h` instead of `>=`, so the int8 product 128
+stays 128 (out of range) instead of becoming -128."""
 
 
-def wrap(x, bits, signed):
-    m = 2 ** bits
+def wrap_signed(x, m, h):
     r = x % m
-    if signed and r > m // 2:          # MUTANT: should be >=
+    if r > h:                          # MUTANT: should be r >= h
         r = r - m
     return r
 
 
-KERNELS = {"mul_reference": make_kernel(wrap=wrap)}
+PATCHES = {"sonnx.semantics.intloops:wrap_signed": wrap_signed}
