@@ -57,6 +57,17 @@ def gemm_linear_bias():
                   [_vi("x", [2, 3])], [_vi("y", [2, 4])], [w, bias])
 
 
+def add_ok():
+    return _model([helper.make_node("Add", ["a", "b"], ["c"], name="add")],
+                  [_vi("a", [2, 3]), _vi("b", [2, 3])], [_vi("c", [2, 3])])
+
+
+def add_bias_broadcast():
+    bias = numpy_helper.from_array(np.full((1, 3), 0.25, np.float32), "bias")
+    return _model([helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias")],
+                  [_vi("x", [2, 3])], [_vi("y", [2, 3])], [bias])
+
+
 def non_profile_op():
     return _model([helper.make_node("Mul", ["a", "b"], ["c"], name="mul"),
                    helper.make_node("Relu", ["c"], ["y"], name="relu")],
@@ -74,6 +85,8 @@ EXAMPLES = {
     "mul_gemm_chain": mul_gemm_chain,
     "mul_broadcast": mul_broadcast,
     "gemm_linear_bias": gemm_linear_bias,
+    "add_ok": add_ok,
+    "add_bias_broadcast": add_bias_broadcast,
     "non_profile_op": non_profile_op,
     "symbolic_dims": symbolic_dims,
 }

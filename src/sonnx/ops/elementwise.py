@@ -68,9 +68,10 @@ def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
         common = broadcast_shape(a.shape, b.shape)
         if common is not None:
             found.append(Violation(r4, f"{op} inputs have shapes {a.shape} and {b.shape}, which "
-                                       "would need broadcasting; the profile forbids it: expand the "
-                                       f"inputs to {common} explicitly (Expand node, or "
-                                       f"numpy.broadcast_to(x, {common}).copy()) before {op}"))
+                                       "would need broadcasting; the profile forbids it: give both "
+                                       f"inputs the shape {common} (store a constant operand "
+                                       f"expanded, e.g. numpy.broadcast_to(x, {common}).copy(), as "
+                                       "its initializer; an Expand node is not in the profile)"))
         else:
             found.append(Violation(r1, f"{op} inputs have shapes {a.shape} and {b.shape}; they must "
                                        "have the same shape"))
