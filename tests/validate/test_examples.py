@@ -9,7 +9,7 @@ import pytest
 from sonnx.validate import validate
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
-# The expected verdicts are data, shared with tools/evidence (sonnx.trace.examples).
+# The expected verdicts are data, shared with tools/evidence (tools/sonnx_dev/examples.py).
 EXPECTED = {name.removesuffix(".onnx"): rules for name, rules in
             json.loads((EXAMPLES / "expected.json").read_text()).items() if not name.startswith("_")}
 

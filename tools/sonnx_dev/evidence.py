@@ -40,7 +40,7 @@ def _steps(py: str, out: Path) -> list[tuple[str, list[str], dict[str, str]]]:
         ("test", ["tools/test"], {"SONNX_JUNIT": str(out / "junit.xml")}),
         # the examples include models built to be refused: the check is that each verdict is
         # the expected one, which examples/expected.json records and the step compares
-        ("validate", [py, "-m", "sonnx.trace.examples", *examples], {}),
+        ("validate", [py, "-m", "sonnx_dev.examples", *examples], {}),
         ("trace", [py, "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "--output-dir", str(out / "trace"),
                    "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
                    "--crosshair", str(out / "crosshair.json")], {}),

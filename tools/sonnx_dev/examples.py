@@ -10,10 +10,10 @@ import json
 import sys
 from pathlib import Path
 
-from ..validate import validate
-from ..validate.formats import FORMATS
+from sonnx.validate import validate
+from sonnx.validate.formats import FORMATS
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main(argv: list[str]) -> int:
