@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from onnx import TensorProto, helper
+from onnx import AttributeProto, TensorProto, helper
 
 from sonnx.validate import formats, reader, rules, validate
 from sonnx.validate.report import Finding, Report
@@ -469,3 +469,210 @@ def test_unconsumed_sparse_tensors_are_reported_where_defined():
     assert [(f.rule, f.location, f.node_index, f.op_type) for f in found] == [
         ("PROF-R1", "main/konst", 0, "Constant"), ("PROF-R2", "main/konst/tensor:k", 0, "Constant")]
     assert found[1].message.startswith("output 'k' of Constant node 'konst' is sparse")
+
+
+# --- declarations._external: a zero length, element types of no fixed size -------------------
+
+def _with_external(tmp_path, tensor, length, file_bytes):
+    """A model whose initializer ``tensor`` is stored in s.bin (``file_bytes`` long) with the
+    given length entry; an Identity reads it."""
+    import onnx
+    tensor.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", "s.bin"), ("length", str(length))):
+        tensor.external_data.add(key=k, value=v)
+    out = M.vi("o", list(tensor.dims), tensor.data_type)
+    m = M.model([helper.make_node("Identity", [tensor.name], ["o"], name="id")], [], [out],
+                initializers=[tensor])
+    (tmp_path / "s.bin").write_bytes(b"x" * file_bytes)
+    onnx.save(m, tmp_path / "m.onnx")
+    return tmp_path / "m.onnx"
+
+
+@pytest.mark.req("PROF-R2")
+def test_external_data_of_length_zero_is_loadable(tmp_path):
+    # an empty tensor stored externally has length 0: not negative, so no ONNX-IR finding
+    # (the empty tensor itself is outside the profile: PROF-R2)
+    t = helper.make_tensor("w", TensorProto.FLOAT, [0, 3], [])
+    found = validate(_with_external(tmp_path, t, 0, 0)).findings
+    assert [(f.rule, f.location) for f in found] == [
+        ("PROF-R2", "main/tensor:w"), ("PROF-R1", "main/id"), ("PROF-R2", "main/id/tensor:o")]
+
+
+def test_external_strings_are_bounded_by_their_length_entry(tmp_path):
+    # a STRING element has no fixed size: only the length entry says how much to read
+    def string_tensor():
+        return TensorProto(name="s", data_type=TensorProto.STRING, dims=[1])
+    short = _ir(validate(_with_external(tmp_path, string_tensor(), 10, 4)))
+    assert short == [("main", "s", "external data of tensor 's' spans bytes 0 to 10 of 's.bin', "
+                                   "past the end of that file (4 bytes)")]
+    assert _ir(validate(_with_external(tmp_path, string_tensor(), 10, 10))) == []
+
+
+# --- declarations: where declaration findings are located, and what a graph declares itself ---
+
+def _at(report, rule):
+    return [f.location for f in report.findings if f.rule == rule]
+
+
+def test_undefined_element_types_are_located_at_their_tensor():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.input[0].type.tensor_type.elem_type = TensorProto.UNDEFINED
+    assert _at(validate(m), "ONNX-IR") == ["main/tensor:a"]
+    m = M.mul([2, 3], [2, 3])
+    s = M.sparse_tensor("s")
+    s.values.data_type = TensorProto.UNDEFINED
+    m.graph.sparse_initializer.append(s)
+    assert _at(validate(m), "ONNX-IR") == ["main/tensor:s"]
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"], [helper.make_node("Mul", ["p", "q"], ["r"])],
+                              opset_imports=[helper.make_opsetid("", 13)])
+    fn.value_info.append(M.vi("r", [2, 3], TensorProto.UNDEFINED))
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name="call")
+    m = M.model([call], [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("y", [2, 3])], functions=[fn],
+                extra_imports=[helper.make_opsetid("local", 1)], ir_version=10)
+    assert _at(validate(m), "ONNX-IR") == ["function:local::F/tensor:r"]
+
+
+def test_external_sparse_initializer_of_an_in_memory_model_is_located_at_its_tensors():
+    m = M.mul([2, 3], [2, 3])
+    s = M.sparse_tensor("s")
+    for t in (s.values, s.indices):
+        t.ClearField("raw_data")
+        t.data_location = TensorProto.EXTERNAL
+        t.external_data.add(key="location", value="x.bin")
+    m.graph.sparse_initializer.append(s)
+    assert _at(validate(m), "ONNX-IR") == ["main/tensor:s", "main/tensor:s_i"]
+
+
+def test_external_tensor_of_a_constant_in_an_in_memory_model_is_located_at_its_tensor():
+    import numpy as np
+    from onnx import numpy_helper
+    value = numpy_helper.from_array(np.ones((2, 3), np.float32), "cv")
+    value.ClearField("raw_data")
+    value.data_location = TensorProto.EXTERNAL
+    value.external_data.add(key="location", value="c.bin")
+    m = M.model([helper.make_node("Constant", [], ["k"], name="konst", value=value),
+                 helper.make_node("Mul", ["a", "k"], ["o"], name="mul")], [M.vi("a", [2, 3])], [M.vi("o", [2, 3])])
+    assert _at(validate(m), "ONNX-IR") == ["main/tensor:cv"]
+
+
+@pytest.mark.req("PROF-R2")
+def test_value_info_of_a_name_nothing_defines_is_no_finding():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.value_info.append(M.vi("ghost", [2, 3]))
+    r = validate(m)
+    assert r.error is None and r.findings == []
+
+
+@pytest.mark.req("PROF-R2")
+def test_sparse_initializer_and_value_info_of_one_name_must_agree():
+    m = M.mul([2, 3], [2, 3])
+    m.graph.sparse_initializer.append(M.sparse_tensor("s"))
+    m.graph.value_info.append(M.vi("s", [3, 2]))
+    found = [f for f in validate(m).findings if "declared with different types" in f.message]
+    assert [(f.rule, f.location) for f in found] == [("PROF-R2", "main/tensor:s")]
+    assert "(sparse initializer: sparse float[2,3]; value_info: float[3,2])" in found[0].message
+
+
+def _custom_with_body(body, name="cu"):
+    node = helper.make_node("Custom", ["x"], ["y"], domain="custom", name=name, body=body)
+    return M.model([node], [M.vi("x", [2, 3])], [M.vi("y", [2, 3])],
+                   extra_imports=[helper.make_opsetid("custom", 1)])
+
+
+@pytest.mark.req("PROF-R2")
+@pytest.mark.parametrize("kind", ["input", "initializer", "sparse initializer"])
+def test_a_subgraphs_own_tensor_may_reuse_an_outer_name_with_another_type(kind):
+    import numpy as np
+    from onnx import numpy_helper
+    x = numpy_helper.from_array(np.ones((3, 2), np.float32), "x")
+    inputs, inits, sparse = [], [], []
+    if kind == "input":
+        inputs = [M.vi("x", [3, 2])]
+    elif kind == "initializer":
+        inits = [x]
+    else:
+        sparse = [helper.make_sparse_tensor(x, numpy_helper.from_array(np.array([0], np.int64), "x_i"), [3, 2])]
+    body = helper.make_graph([helper.make_node("Identity", ["x"], ["t"], name="inner")], "body", inputs,
+                             [M.vi("t", [3, 2])], initializer=inits, sparse_initializer=sparse)
+    # the body's x is its own tensor: no disagreement with the outer x
+    assert not [f for f in validate(_custom_with_body(body)).findings if "declared with different" in f.message]
+
+
+def _redeclaring_graphs_model(name):
+    def body(k):
+        g = helper.make_graph([helper.make_node("Mul", ["x", "x"], [f"t{k}"], name="inner")], f"b{k}", [],
+                              [M.vi(f"t{k}", [2, 3])])
+        if k == 1:
+            g.value_info.append(M.vi("x", [3, 2]))  # redeclares the outer x with another shape
+        return g
+    node = helper.make_node("Multi", ["x"], ["y"], domain="custom", name=name)
+    node.attribute.append(helper.make_attribute("bodies", [body(0), body(1)]))
+    return M.model([node], [M.vi("x", [2, 3])], [M.vi("y", [2, 3])],
+                   extra_imports=[helper.make_opsetid("custom", 1)])
+
+
+@pytest.mark.req("PROF-R2")
+@pytest.mark.parametrize("name", ["mu", ""])
+def test_a_graph_of_a_graphs_attribute_redeclaring_an_outer_tensor_is_found_there(name):
+    found = [f for f in validate(_redeclaring_graphs_model(name)).findings if f.rule == "PROF-R2"]
+    assert [f.location for f in found] == [f"main/{name or 'Multi_0'}:bodies[1]/tensor:x"]
+    assert "(graph input (in main): float[2,3]; value_info: float[3,2])" in found[0].message
+
+
+def _function_model(body_nodes, value_info, *, inputs=("p", "q")):
+    fn = helper.make_function("local", "F", list(inputs), ["r"], body_nodes,
+                              opset_imports=[helper.make_opsetid("", 13)])
+    fn.value_info.extend(value_info)
+    call = helper.make_node("F", ["a", "b", "cond"][:len(inputs)], ["y"], domain="local", name="call")
+    return M.model([call], [M.vi("a", [2, 3]), M.vi("b", [2, 3]), M.vi("cond", [], TensorProto.BOOL)][:len(inputs)],
+                   [M.vi("y", [2, 3])], functions=[fn], extra_imports=[helper.make_opsetid("local", 1)],
+                   ir_version=10)
+
+
+@pytest.mark.req("PROF-R2")
+def test_two_value_infos_of_a_function_disagreeing_are_found_at_the_function():
+    m = _function_model([helper.make_node("Mul", ["p", "q"], ["t"]), helper.make_node("Mul", ["t", "q"], ["r"])],
+                        [M.vi("t", [2, 3]), M.vi("t", [3, 2])])
+    found = [f for f in validate(m).findings if f.rule == "PROF-R2"]
+    assert [f.location for f in found] == ["function:local::F/tensor:t"]
+
+
+@pytest.mark.req("PROF-R2")
+def test_a_branch_inside_a_function_redeclaring_its_tensor_is_found_in_the_branch():
+    # this crashed (ValueError) before the function's declarations were given their path
+    then = helper.make_graph([helper.make_node("Mul", ["t", "t"], ["u"], name="bm")], "then", [],
+                             [M.vi("u", [2, 3])], value_info=[M.vi("t", [3, 2])])
+    other = helper.make_graph([helper.make_node("Mul", ["t", "t"], ["v"], name="bm2")], "else", [],
+                              [M.vi("v", [2, 3])])
+    m = _function_model([helper.make_node("Mul", ["p", "q"], ["t"], name="m1"),
+                         helper.make_node("If", ["c"], ["r"], name="if", then_branch=then, else_branch=other)],
+                        [M.vi("t", [2, 3])], inputs=("p", "q", "c"))
+    r = validate(m)
+    assert r.error is None
+    found = [f for f in r.findings if "declared with different types" in f.message]
+    assert [f.location for f in found] == ["function:local::F/if:then_branch/tensor:t"]
+    assert "(value_info (in function:local::F): float[2,3]; value_info: float[3,2])" in found[0].message
+
+
+def test_attribute_reference_in_a_graphs_attribute_inside_a_function_is_allowed():
+    # a function body may refer to its attributes at any depth, here in a graph of a list of graphs
+    body = helper.make_graph([helper.make_node("Gemm", ["x", "x"], ["t"], name="inner")], "b0", [],
+                             [M.vi("t", [2, 2])])
+    body.node[0].attribute.append(helper.make_attribute_ref("alpha", AttributeProto.FLOAT, "scale"))
+    multi = helper.make_node("Multi", ["p"], ["r"], domain="custom", name="mu")
+    multi.attribute.append(helper.make_attribute("bodies", [body]))
+    fn = helper.make_function("local", "F", ["p"], ["r"], [multi], attributes=["scale"],
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("custom", 1)])
+    call = helper.make_node("F", ["a"], ["y"], domain="local", name="call", scale=2.0)
+    m = M.model([call], [M.vi("a", [2, 2])], [M.vi("y", [2, 2])], functions=[fn],
+                extra_imports=[helper.make_opsetid("local", 1), helper.make_opsetid("custom", 1)])
+    assert _at(validate(m), "ONNX-IR") == []
+    # outside a function the same reference is a finding (the control that the check is alive)
+    assert _at(validate(_graphs_ref_model(body)), "ONNX-IR") == ["main/mu:bodies[0]/inner"]
+
+
+def _graphs_ref_model(body):
+    multi = helper.make_node("Multi", ["a"], ["y"], domain="custom", name="mu")
+    multi.attribute.append(helper.make_attribute("bodies", [body]))
+    return M.model([multi], [M.vi("a", [2, 2])], [M.vi("y", [2, 2])],
+                   extra_imports=[helper.make_opsetid("custom", 1)])
