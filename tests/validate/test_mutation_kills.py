@@ -658,7 +658,7 @@ def test_attribute_reference_in_a_graphs_attribute_inside_a_function_is_allowed(
     # a function body may refer to its attributes at any depth, here in a graph of a list of graphs
     body = helper.make_graph([helper.make_node("Gemm", ["x", "x"], ["t"], name="inner")], "b0", [],
                              [M.vi("t", [2, 2])])
-    body.node[0].attribute.append(helper.make_attribute_ref("alpha", AttributeProto.FLOAT, "scale"))
+    body.node[0].attribute.append(AttributeProto(name="alpha", type=AttributeProto.FLOAT, ref_attr_name="scale"))
     multi = helper.make_node("Multi", ["p"], ["r"], domain="custom", name="mu")
     multi.attribute.append(helper.make_attribute("bodies", [body]))
     fn = helper.make_function("local", "F", ["p"], ["r"], [multi], attributes=["scale"],
@@ -666,7 +666,8 @@ def test_attribute_reference_in_a_graphs_attribute_inside_a_function_is_allowed(
     call = helper.make_node("F", ["a"], ["y"], domain="local", name="call", scale=2.0)
     m = M.model([call], [M.vi("a", [2, 2])], [M.vi("y", [2, 2])], functions=[fn],
                 extra_imports=[helper.make_opsetid("local", 1), helper.make_opsetid("custom", 1)])
-    assert _at(validate(m), "ONNX-IR") == []
+    r = validate(m)
+    assert r.error is None and _at(r, "ONNX-IR") == []
     # outside a function the same reference is a finding (the control that the check is alive)
     assert _at(validate(_graphs_ref_model(body)), "ONNX-IR") == ["main/mu:bodies[0]/inner"]
 
@@ -676,3 +677,290 @@ def _graphs_ref_model(body):
     multi.attribute.append(helper.make_attribute("bodies", [body]))
     return M.model([multi], [M.vi("a", [2, 2])], [M.vi("y", [2, 2])],
                    extra_imports=[helper.make_opsetid("custom", 1)])
+
+
+# --- subinfer: branches inside a function body are typed from the body's tensors --------------
+# (onnx's inference of the main graph keeps the types inside its own subgraphs, but a function
+# body is inferred on its own, so the types of a branch in it come from outer_types)
+
+def _function_with_if(then_nodes, else_nodes):
+    then = helper.make_graph(then_nodes, "then", [], [M.vi("t", [2, 3])])
+    other = helper.make_graph(else_nodes, "else", [], [M.vi("e", [2, 3])])
+    return _function_model([helper.make_node("If", ["c"], ["r"], name="if", then_branch=then, else_branch=other)],
+                           [], inputs=("p", "q", "c"))
+
+
+@pytest.mark.req("PROF-R2")
+def test_tensors_of_a_branch_in_a_function_are_typed_from_the_body():
+    m = _function_with_if([helper.make_node("Mul", ["p", "p"], ["u"], name="m1"),
+                           helper.make_node("Mul", ["u", "q"], ["t"], name="m2")],
+                          [helper.make_node("Mul", ["p", "q"], ["e"], name="m3")])
+    r = validate(m)
+    assert r.error is None
+    assert [(f.rule, f.location) for f in r.findings] == [("PROF-R1", "main/call"),
+                                                          ("PROF-R1", "main/call:local::F/if")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_tensors_read_only_by_a_nested_branch_are_typed_too():
+    inner_then = helper.make_graph([helper.make_node("Mul", ["p", "p"], ["it"], name="im")], "it", [],
+                                   [M.vi("it", [2, 3])])
+    inner_else = helper.make_graph([helper.make_node("Mul", ["q", "q"], ["ie"], name="im2")], "ie", [],
+                                   [M.vi("ie", [2, 3])])
+    m = _function_with_if([helper.make_node("If", ["c"], ["z"], name="inner", then_branch=inner_then,
+                                            else_branch=inner_else),
+                           helper.make_node("Mul", ["z", "z"], ["t"], name="after")],
+                          [helper.make_node("Mul", ["p", "q"], ["e"], name="m3")])
+    r = validate(m)
+    assert r.error is None
+    assert [(f.rule, f.location) for f in r.findings] == [
+        ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/if"),
+        ("PROF-R1", "main/call:local::F/if:then_branch/inner")]
+
+
+@pytest.mark.req("PROF-R1")
+def test_a_graphs_attribute_inside_a_branch_is_walked():
+    def body(k):
+        return helper.make_graph([helper.make_node("Mul", ["x", "x"], [f"q{k}"], name="inner")], f"b{k}", [],
+                                 [M.vi(f"q{k}", [2, 3])])
+    multi = helper.make_node("Multi", ["x"], ["mo"], domain="custom", name="mu")
+    multi.attribute.append(helper.make_attribute("bodies", [body(0)]))
+    m = M.if_model([multi, helper.make_node("Mul", ["x", "x"], ["t"], name="m1")],
+                   [helper.make_node("Mul", ["x", "x"], ["e"], name="m3")])
+    m.opset_import.append(helper.make_opsetid("custom", 1))
+    r = validate(m)
+    assert r.error is None
+    assert [(f.rule, f.location) for f in r.findings] == [
+        ("PROF-R1", "main/If_0"), ("PROF-R1", "main/If_0:then_branch/mu"),
+        ("PROF-R2", "main/If_0:then_branch/mu/tensor:mo")]
+
+
+def _with_custom_import(m):
+    m.functions[0].opset_import.append(helper.make_opsetid("custom", 1))
+    m.opset_import.append(helper.make_opsetid("custom", 1))
+    return m
+
+
+@pytest.mark.req("PROF-R2")
+def test_a_branch_with_an_operator_onnx_cannot_infer_still_types_the_rest():
+    # inference of the branch is best effort: the custom node's output stays unknown, the Muls
+    # after it are typed
+    m = _with_custom_import(_function_with_if(
+        [helper.make_node("Cx", ["p"], ["k"], domain="custom", name="cx"),
+         helper.make_node("Mul", ["p", "p"], ["u"], name="m1"), helper.make_node("Mul", ["u", "q"], ["t"], name="m2")],
+        [helper.make_node("Mul", ["p", "q"], ["e"], name="m3")]))
+    assert [(f.rule, f.location) for f in validate(m).findings] == [
+        ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/if"),
+        ("PROF-R1", "main/call:local::F/if:then_branch/cx"), ("PROF-R2", "main/call:local::F/if:then_branch/cx/tensor:k")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_an_outer_tensor_of_unknown_type_does_not_hide_the_next_ones():
+    # the branch reads a0 (unknown: a custom node's output) and, after it in name order, p and q
+    then = helper.make_graph([helper.make_node("Identity", ["a0"], ["w"], name="idw"),
+                              helper.make_node("Mul", ["p", "p"], ["u"], name="m1"),
+                              helper.make_node("Mul", ["u", "q"], ["t"], name="m2")], "then", [], [M.vi("t", [2, 3])])
+    other = helper.make_graph([helper.make_node("Mul", ["p", "q"], ["e"], name="m3")], "else", [], [M.vi("e", [2, 3])])
+    m = _with_custom_import(_function_model(
+        [helper.make_node("Cx", ["p"], ["a0"], domain="custom", name="cx"),
+         helper.make_node("If", ["c"], ["r"], name="if", then_branch=then, else_branch=other)], [], inputs=("p", "q", "c")))
+    assert [(f.rule, f.location) for f in validate(m).findings if f.rule == "PROF-R2"] == [
+        ("PROF-R2", "main/call:local::F/cx/tensor:a0"), ("PROF-R2", "main/call:local::F/if:then_branch/idw/tensor:w")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_outputs_of_a_nested_branch_typed_only_by_inference_are_known():
+    untyped = helper.make_empty_tensor_value_info
+    inner_then = helper.make_graph([helper.make_node("Mul", ["p", "p"], ["it"], name="im")], "it", [], [untyped("it")])
+    inner_else = helper.make_graph([helper.make_node("Mul", ["q", "q"], ["ie"], name="im2")], "ie", [], [untyped("ie")])
+    m = _function_with_if([helper.make_node("If", ["c"], ["z"], name="inner", then_branch=inner_then,
+                                            else_branch=inner_else),
+                           helper.make_node("Mul", ["z", "z"], ["t"], name="after")],
+                          [helper.make_node("Mul", ["p", "q"], ["e"], name="m3")])
+    # z (the inner If's output) is typed from p and q, which only the nested branches read
+    assert not [f for f in validate(m).findings if f.tensor in ("z", "t")]
+
+
+# --- declarations._elem_types: the element type inside sparse, sequence, optional, map types ---
+
+def test_undefined_element_types_inside_composite_types_are_found():
+    U = TensorProto.UNDEFINED
+    seq = helper.make_tensor_sequence_value_info("sq", U, [2])
+    opt = helper.make_value_info("op", helper.make_optional_type_proto(helper.make_tensor_type_proto(U, [2])))
+    mp = helper.make_value_info("mp", helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(U, [2])))
+    sp = helper.make_sparse_tensor_value_info("sp", U, [2])
+    m = M.mul([2, 3], [2, 3])
+    m.graph.input.extend([seq, opt, mp, sp])
+    found = [f for f in validate(m).findings if f.rule == "ONNX-IR"]
+    assert [f.location for f in found] == ["main/tensor:sq", "main/tensor:op", "main/tensor:mp", "main/tensor:sp"]
+    assert [f.message.split(" has ")[0] for f in found] == [
+        "graph input 'sq'", "graph input 'op'", "graph input 'mp'", "graph input 'sp'"]
+
+
+def test_external_tensors_of_a_tensors_attribute_are_located_at_their_tensor():
+    import numpy as np
+    from onnx import numpy_helper
+    ts = []
+    for name in ("t0", "t1"):
+        t = numpy_helper.from_array(np.ones((2,), np.float32), name)
+        t.ClearField("raw_data")
+        t.data_location = TensorProto.EXTERNAL
+        t.external_data.add(key="location", value="t.bin")
+        ts.append(t)
+    node = helper.make_node("Custom", ["x"], ["y"], domain="custom", name="cu")
+    node.attribute.append(helper.make_attribute("weights", ts))
+    m = M.model([node], [M.vi("x", [2, 3])], [M.vi("y", [2, 3])], extra_imports=[helper.make_opsetid("custom", 1)])
+    assert _at(validate(m), "ONNX-IR") == ["main/tensor:t0", "main/tensor:t1"]
+
+
+# --- text._clean: a field after a message field is still read ---------------------------------
+
+def test_non_utf8_text_after_a_message_field_is_found(tmp_path):
+    m = M.mul([2, 3], [2, 3])
+    m.graph.input[0].doc_string = "docxx"  # after the input's type (a message field)
+    path = tmp_path / "m.onnx"
+    path.write_bytes(m.SerializeToString().replace(b"docxx", b"do\xffxx"))
+    found = [f for f in validate(path).findings if f.rule == "ONNX-IR"]
+    assert len(found) == 1
+    assert "1 text field(s) are not UTF-8 (model.graph.input[0].doc_string = 'do\\xffxx')" in found[0].message
+
+
+# --- types.type_proto_of, walker._walk_body: what a call passes into a function body -----------
+
+def _call_model(inputs, call_inputs=("a", "b"), functions=None):
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"], [helper.make_node("Mul", ["p", "q"], ["r"], name="mb")],
+                              opset_imports=[helper.make_opsetid("", 13)])
+    call = helper.make_node("F", list(call_inputs), ["y"], domain="local", name="call")
+    return M.model([call], inputs, [M.vi("y", [2, 3])], functions=functions or [fn],
+                   extra_imports=[helper.make_opsetid("local", 1)])
+
+
+@pytest.mark.req("PROF-R2")
+@pytest.mark.parametrize("a", [M.vi("a", [2, 3], 99), M.vi("a", None)], ids=["unknown-element-type", "no-shape"])
+def test_a_call_with_an_odd_actual_input_is_judged_not_crashed(a):
+    r = validate(_call_model([a, M.vi("b", [2, 3])]))
+    assert r.error is None
+    assert ("PROF-R2", "main/call:local::F/mb/tensor:r") in [(f.rule, f.location) for f in r.findings]
+
+
+@pytest.mark.req("MUL-R2")
+def test_a_sparse_tensor_passed_to_a_function_stays_sparse_in_its_body():
+    m = _call_model([M.vi("b", [2, 3])], call_inputs=("s", "b"))
+    m.graph.sparse_initializer.append(M.sparse_tensor("s"))
+    found = [(f.rule, f.location) for f in validate(m).findings if f.rule != "ONNX-INFERENCE"]
+    # (s is also reported where it is defined: the walker sees its use only inside the body)
+    assert found == [("PROF-R1", "main/call"), ("MUL-R2", "main/call:local::F/mb"), ("PROF-R2", "main/tensor:s")]
+
+
+def _g():
+    return helper.make_function("local", "G", ["p"], ["r"], [helper.make_node("Mul", ["p", "p"], ["r"], name="gm")],
+                                opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _f_calling_g(name="F", in_branch=False):
+    imports = [helper.make_opsetid("", 13), helper.make_opsetid("local", 1)]
+    call_g = helper.make_node("G", ["p"], ["t"], domain="local", name="cg")
+    if not in_branch:
+        return helper.make_function("local", name, ["p", "q"], ["r"],
+                                    [call_g, helper.make_node("Mul", ["t", "q"], ["r"], name="mb")], opset_imports=imports)
+    # the branch outputs are left untyped: the If's output is typed only if G's output is
+    untyped = helper.make_empty_tensor_value_info
+    then = helper.make_graph([call_g, helper.make_node("Mul", ["t", "q"], ["u"], name="mb")], "then", [], [untyped("u")])
+    other = helper.make_graph([helper.make_node("Mul", ["p", "q"], ["e"], name="me")], "else", [], [untyped("e")])
+    return helper.make_function("local", name, ["p", "q", "c"], ["r"],
+                                [helper.make_node("If", ["c"], ["r"], name="if", then_branch=then, else_branch=other)],
+                                opset_imports=imports)
+
+
+@pytest.mark.req("PROF-R2")
+def test_a_function_called_from_a_function_body_types_what_it_returns():
+    r = validate(_call_model([M.vi("a", [2, 3]), M.vi("b", [2, 3])], functions=[_f_calling_g(), _g()]))
+    assert [(f.rule, f.location) for f in r.findings] == [("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/cg")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_a_function_called_from_a_branch_of_a_function_body_types_what_it_returns():
+    call = helper.make_node("F", ["a", "b", "cond"], ["y"], domain="local", name="call")
+    m = M.model([call], [M.vi("a", [2, 3]), M.vi("b", [2, 3]), M.vi("cond", [], TensorProto.BOOL)], [M.vi("y", [2, 3])],
+                functions=[_f_calling_g(in_branch=True), _g()], extra_imports=[helper.make_opsetid("local", 1)])
+    r = validate(m)
+    assert [(f.rule, f.location) for f in r.findings] == [
+        ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/if"), ("PROF-R1", "main/call:local::F/if:then_branch/cg"),
+        *_untyped_branch_outputs("F")]
+
+
+def _untyped_branch_outputs(fn):
+    # the branch outputs of _f_calling_g(in_branch=True) are declared without a type
+    return [("PROF-R2", f"function:local::{fn}/if:else_branch/tensor:e"),
+            ("PROF-R2", f"function:local::{fn}/if:then_branch/tensor:u")]
+
+
+@pytest.mark.req("PROF-R1")
+@pytest.mark.parametrize("in_branch", [False, True])
+def test_a_never_called_function_calling_another_is_judged_by_its_operators(in_branch):
+    fns = [helper.make_function("local", "F", ["p", "q"], ["r"], [helper.make_node("Mul", ["p", "q"], ["r"], name="mb")],
+                                opset_imports=[helper.make_opsetid("", 13)]), _f_calling_g("H", in_branch), _g()]
+    r = validate(_call_model([M.vi("a", [2, 3]), M.vi("b", [2, 3])], functions=fns))
+    # types are unknown in a never-called function: its operators are judged, its tensors not
+    expected = [("PROF-R1", "main/call"), ("PROF-R1", "function:local::H/cg")]
+    if in_branch:
+        expected[1:] = [("PROF-R1", "function:local::H/if"), ("PROF-R1", "function:local::H/if:then_branch/cg"),
+                        *_untyped_branch_outputs("H")]
+    assert r.error is None and [(f.rule, f.location) for f in r.findings] == expected
+
+
+@pytest.mark.req("PROF-R1")
+def test_calls_are_followed_32_deep_and_no_further():
+    # F0 calls F1 ... calls F39, each also holding an Abs: the walk stops below 32 nested calls
+    # (a guard against runaway nesting; every call is a PROF-R1 finding already)
+    n = 40
+    imports = [helper.make_opsetid("", 13), helper.make_opsetid("local", 1)]
+    fns = []
+    for i in range(n):
+        body = [helper.make_node("Abs", ["p"], ["t"], name=f"abs{i}")]
+        body.append(helper.make_node(f"F{i + 1}", ["t"], ["r"], domain="local", name=f"c{i + 1}") if i + 1 < n
+                    else helper.make_node("Abs", ["t"], ["r"], name="last"))
+        fns.append(helper.make_function("local", f"F{i}", ["p"], ["r"], body, opset_imports=imports))
+    call = helper.make_node("F0", ["a"], ["y"], domain="local", name="c0")
+    m = M.model([call], [M.vi("a", [2, 3])], [M.vi("y", [2, 3])], functions=fns,
+                extra_imports=[helper.make_opsetid("local", 1)])
+    walked = [f.location for f in validate(m).findings if f.location.startswith("main/") and "/abs" in f.location]
+    assert len(walked) == 33  # F0 .. F32 (33 nested bodies), then the guard
+
+
+# --- subinfer.substitute_attributes: a call's attributes, the function's defaults -------------
+
+def _int_gemm_function(call_attrs, default=None):
+    # F's Gemm takes transB as written and alpha from F's attribute "scale"
+    gemm = helper.make_node("Gemm", ["p", "q"], ["r"], name="gb", transB=1)
+    gemm.attribute.append(AttributeProto(name="alpha", type=AttributeProto.FLOAT, ref_attr_name="scale"))
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"], [gemm], opset_imports=[helper.make_opsetid("", 13)],
+                              attributes=[] if default is not None else ["scale"])
+    if default is not None:
+        fn.attribute_proto.append(helper.make_attribute("scale", default))
+    call = helper.make_node("F", ["a", "b"], ["y"], domain="local", name="call", **call_attrs)
+    return M.model([call], [M.vi("a", [2, 3], I32), M.vi("b", [4, 3], I32)], [M.vi("y", [2, 4], I32)],
+                   functions=[fn], extra_imports=[helper.make_opsetid("local", 1)])
+
+
+@pytest.mark.req("GEMM-R6")
+@pytest.mark.parametrize("call_attrs,default", [({"scale": 2.0}, None), ({}, 2.0)], ids=["given", "default"])
+def test_an_attribute_reference_takes_the_calls_value_or_the_default(call_attrs, default):
+    r = validate(_int_gemm_function(call_attrs, default))
+    assert r.error is None
+    assert [(f.rule, f.location) for f in r.findings] == [("PROF-R1", "main/call"), ("GEMM-R6", "main/call:local::F/gb")]
+    assert "alpha=2" in r.findings[1].message
+
+
+# --- walker._visit: only a Constant's sparse_value makes an output sparse ----------------------
+
+@pytest.mark.req("PROF-R2")
+@pytest.mark.parametrize("op", ["Cx", "Constant"])
+def test_a_custom_node_with_a_sparse_value_attribute_has_an_output_of_unknown_type(op):
+    node = helper.make_node(op, [], ["k"], domain="custom", name="cx", sparse_value=M.sparse_tensor("kv"))
+    m = M.model([node, helper.make_node("Mul", ["a", "b"], ["c"], name="mul")],
+                [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])],
+                extra_imports=[helper.make_opsetid("custom", 1)])
+    found = [f for f in validate(m).findings if f.tensor == "k"]
+    assert [(f.rule, f.location) for f in found] == [("PROF-R2", "main/cx/tensor:k")]
+    assert "has no known rank" in found[0].message
