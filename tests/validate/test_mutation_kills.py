@@ -964,3 +964,119 @@ def test_a_custom_node_with_a_sparse_value_attribute_has_an_output_of_unknown_ty
     found = [f for f in validate(m).findings if f.tensor == "k"]
     assert [(f.rule, f.location) for f in found] == [("PROF-R2", "main/cx/tensor:k")]
     assert "has no known rank" in found[0].message
+
+
+# --- walker._walk_subgraph: a subgraph's own inputs are judged ---------------------------------
+
+@pytest.mark.req("PROF-R2")
+def test_an_untyped_loop_body_input_is_reported_at_the_body():
+    from onnx import TypeProto
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="ci"), helper.make_node("Mul", ["v", "v"], ["v2"], name="lm")],
+        "body", [M.vi("i", [], TensorProto.INT64), M.vi("cond_in", [], TensorProto.BOOL), helper.make_value_info("v", TypeProto())],
+        [M.vi("cond_out", [], TensorProto.BOOL), helper.make_value_info("v2", TypeProto())])
+    loop = helper.make_node("Loop", ["n", "cond", "x"], ["y"], name="loop", body=body)
+    m = M.model([loop], [M.vi("n", [], TensorProto.INT64), M.vi("cond", [], TensorProto.BOOL), M.vi("x", [2, 3])],
+                [M.vi("y", [2, 3])])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [
+        ("PROF-R1", "main/loop"), ("PROF-R2", "main/loop:body/tensor:v"), ("PROF-R1", "main/loop:body/ci"),
+        ("PROF-R2", "main/loop:body/lm/tensor:v2")]
+
+
+# --- reader.check_and_infer: when strict inference fails, a lenient one still types the rest ----
+
+@pytest.mark.req("PROF-R2")
+@pytest.mark.parametrize("bad,rules", [
+    (helper.make_node("Mul", ["a", "n"], ["z"], name="bad"), ["ONNX-INFERENCE", "MUL-R3"]),
+    (helper.make_node("Gemm", ["a", "b"], ["z"], name="bad"), ["ONNX-INFERENCE", "GEMM-R1", "PROF-R2"])],
+    ids=["type-error", "shape-error"])
+def test_after_a_strict_inference_failure_the_other_tensors_keep_their_types(bad, rules):
+    m = M.model([bad, helper.make_node("Mul", ["a", "a"], ["u"], name="m1"), helper.make_node("Mul", ["u", "b"], ["c"], name="m2")],
+                [M.vi("a", [2, 3]), M.vi("b", [2, 3]), M.vi("n", [2, 3], I32)], [M.vi("c", [2, 3])])
+    found = validate(m).findings
+    # u (written nowhere, only inferred) is typed: no finding on m1 or m2
+    assert [f.rule for f in found] == rules and {f.node_name for f in found} == {"bad"}
+
+
+# --- reader.check_and_infer: a model with text that is not UTF-8 is judged on decoded names ----
+
+@pytest.mark.req("MUL-R1")
+def test_findings_on_a_node_named_in_bytes_that_are_not_utf8_carry_text(tmp_path):
+    m = M.mul([2, 3], [3, 2])
+    m.graph.node[0].name = "mulxx"
+    path = tmp_path / "m.onnx"
+    path.write_bytes(m.SerializeToString().replace(b"mulxx", b"mu\xffxx"))
+    r = validate(path)
+    found = [f for f in r.findings if f.rule == "MUL-R1"]
+    assert [(f.location, f.node_name) for f in found] == [("main/mu\\xffxx", "mu\\xffxx")]
+    json.dumps(formats.to_json_obj([r]))  # every field is text
+
+
+@pytest.mark.req("PROF-R2")
+def test_a_branch_with_a_type_error_still_types_the_rest():
+    # inference of a body does not check types (MUL-R3 reports the mismatch): the rest is typed
+    then = [helper.make_node("Cast", ["p"], ["pi"], name="ca", to=I32), helper.make_node("Mul", ["p", "pi"], ["z"], name="bad"),
+            helper.make_node("Mul", ["p", "p"], ["u"], name="m1"), helper.make_node("Mul", ["u", "q"], ["t"], name="m2")]
+    m = _function_with_if(then, [helper.make_node("Mul", ["p", "q"], ["e"], name="m3")])
+    found = [(f.rule, f.location) for f in validate(m).findings if f.rule != "PROF-R1"]
+    assert found == [("ONNX-INFERENCE", "main/call"), ("MUL-R3", "main/call:local::F/if:then_branch/bad")]
+
+
+# --- api.validate and reader.load: what names a report, the limits, the refusals ---------------
+
+def test_a_modelproto_without_graph_is_unreadable_and_named_modelproto():
+    import onnx
+    r = validate(onnx.ModelProto())
+    assert (r.source, r.error, r.findings) == ("<ModelProto>", "the ModelProto holds no graph", [])
+
+
+def test_a_modelproto_is_located_as_modelproto_in_sarif():
+    r = validate(M.mul([2, 3], [3, 2]))
+    res = formats.to_sarif_obj([r])["runs"][0]["results"]
+    assert {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for x in res} == {"%3CModelProto%3E"}
+
+
+def test_an_unreadable_file_is_located_by_its_raw_path_in_sarif(tmp_path):
+    import os
+    path = os.path.join(os.fsdecode(tmp_path), os.fsdecode(b"e\xff.onnx"))
+    open(path, "wb").close()
+    r = validate(path)
+    assert r.error is not None and r.error.endswith("empty file, not an ONNX model")
+    note = formats.to_sarif_obj([r])["runs"][0]["invocations"][0]["toolExecutionNotifications"][0]
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("/e%FF.onnx")
+
+
+def test_a_modelproto_of_exactly_the_size_limit_is_read(monkeypatch):
+    m = M.mul([2, 3], [2, 3])
+    monkeypatch.setattr(reader, "MAX_BYTES", m.ByteSize())
+    assert validate(m).error is None
+    monkeypatch.setattr(reader, "MAX_BYTES", m.ByteSize() - 1)
+    assert validate(m).error == (f"the ModelProto serializes to {m.ByteSize()} bytes, over the 2 GiB limit; "
+                                 "keep the weights as external data")
+
+
+def test_an_argument_neither_path_nor_modelproto_is_a_type_error_naming_its_type():
+    with pytest.raises(TypeError, match=r"^sonnx.validate: expected a path \(str or os.PathLike\) or an "
+                                        r"onnx.ModelProto, got int$"):
+        validate(5)
+
+
+@pytest.mark.parametrize("exc,error", [
+    (RecursionError("deep"), "<ModelProto>: graphs nested too deeply to validate"),
+    (KeyError("k"), "<ModelProto>: could not validate (KeyError: 'k')")])
+def test_a_failure_inside_the_walk_is_an_error_never_a_verdict(monkeypatch, exc, error):
+    from sonnx.validate import walker
+
+    def fail(self):
+        raise exc
+    monkeypatch.setattr(walker.Walker, "run", fail)
+    r = validate(M.mul([2, 3], [2, 3]))
+    assert (r.error, r.findings) == (error, [])
+
+
+def test_external_data_of_a_model_named_without_directory_is_found(tmp_path, monkeypatch):
+    from .test_soundness import _external_model
+    _external_model(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = validate("ext.onnx")  # its data is in w.bin, in the current directory
+    assert r.error is None and r.findings == []
