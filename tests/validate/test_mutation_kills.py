@@ -1080,3 +1080,30 @@ def test_external_data_of_a_model_named_without_directory_is_found(tmp_path, mon
     monkeypatch.chdir(tmp_path)
     r = validate("ext.onnx")  # its data is in w.bin, in the current directory
     assert r.error is None and r.findings == []
+
+
+# --- reader.check_and_infer, subinfer.infer_body: shapes known only by data propagation --------
+
+def _shape_fed(x, y, out, suffix=""):
+    # k = ConstantOfShape(Shape(x)): its shape is the value of Shape(x), known by data propagation
+    one = helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0])
+    return [helper.make_node("Shape", [x], ["s"], name="sh"),
+            helper.make_node("ConstantOfShape", ["s"], ["k"], name="cs", value=one),
+            helper.make_node("Mul", ["k", y], [out], name="mul" + suffix)]
+
+
+@pytest.mark.req("PROF-R2")
+@pytest.mark.parametrize("strict_fails", [False, True])
+def test_a_shape_known_by_data_propagation_is_static(strict_fails):
+    bad = [helper.make_node("Gemm", ["a", "b"], ["z"], name="bad")] if strict_fails else []
+    m = M.model(bad + _shape_fed("a", "b", "c"), [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])])
+    found = [(f.rule, f.node_name) for f in validate(m).findings if f.node_name != "bad"]
+    assert found == [("PROF-R1", "sh"), ("PROF-R1", "cs")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_a_shape_known_by_data_propagation_in_a_function_branch_is_static():
+    m = _function_with_if(_shape_fed("p", "q", "t"), [helper.make_node("Mul", ["p", "q"], ["e"], name="m3")])
+    assert [(f.rule, f.location) for f in validate(m).findings] == [
+        ("PROF-R1", "main/call"), ("PROF-R1", "main/call:local::F/if"),
+        ("PROF-R1", "main/call:local::F/if:then_branch/sh"), ("PROF-R1", "main/call:local::F/if:then_branch/cs")]
