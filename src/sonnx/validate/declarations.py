@@ -51,6 +51,11 @@ def describe(entry) -> str:
     return f"{prefix}{elem}[{','.join('?' if d is None else str(d) for d in sig.shape)}]"
 
 
+def _scoped(decls: dict, path: str) -> dict:
+    """The declarations of one graph as its subgraphs see them: each with the graph's path."""
+    return {name: [(where, e, path) for where, e in found] for name, found in decls.items()}
+
+
 class _Checker:
     def __init__(self, model: onnx.ModelProto, base_dir: str | None):
         self.model = model
@@ -68,7 +73,7 @@ class _Checker:
             for vi in getattr(f, "value_info", ()):  # FunctionProto.value_info: IR >= 10
                 self._declare(decls, vi.name, "value_info", vi.type, path)
             self._agree(decls, path)
-            self._nodes(f.node, path, decls, in_function=True)
+            self._nodes(f.node, path, _scoped(decls, path), in_function=True)
         return self.findings
 
     def _graph(self, g: onnx.GraphProto, path: str, outer: dict | None, *, in_function: bool) -> None:
@@ -102,8 +107,7 @@ class _Checker:
             if name not in local and name in scope:
                 found[:0] = [(f"{where} (in {scope_path})", e) for where, e, scope_path in scope[name]]
         self._agree(decls, path)
-        for name, found in decls.items():
-            scope[name] = [(w, e, path) for w, e in found]
+        scope.update(_scoped(decls, path))
         self._nodes(g.node, path, scope, in_function=in_function)
 
     def _nodes(self, nodes, path: str, scope: dict, *, in_function: bool) -> None:
