@@ -256,11 +256,11 @@ class Walker:
         for a in node.attribute:
             if a.type == _GRAPH:
                 self._walk_subgraph(a.g, f"{path}/{node_label(node.name, op, index)}:{a.name}",
-                                    scope, opset, node, known)
+                                    scope, opset, known)
             elif a.type == _GRAPHS:
                 for k, sub in enumerate(a.graphs):
                     self._walk_subgraph(sub, f"{path}/{node_label(node.name, op, index)}:{a.name}[{k}]",
-                                        scope, opset, node, known)
+                                        scope, opset, known)
         if fn is not None:
             self._walk_call(node, index, fn, path, scope, known)
         if op == "Constant" and domain in DEFAULT_DOMAINS and node.output:
@@ -278,19 +278,14 @@ class Walker:
 
     # ------------------------------------------------------------ subgraphs and functions
     def _walk_subgraph(self, g: onnx.GraphProto, path: str, scope: Scope, opset: int | None,
-                       owner: onnx.NodeProto, known: bool) -> None:
+                       known: bool) -> None:
         types: dict[str, Entry] = {}
         if known:
             formal = onnx.GraphProto()
             formal.CopyFrom(g)
-            if owner.op_type == "Loop" and owner.domain in DEFAULT_DOMAINS:
-                # loop-carried inputs without a declared type take the Loop input's type
-                for i, vi in enumerate(formal.input):
-                    if i >= 2 and not vi.type.WhichOneof("value") and i < len(owner.input):
-                        e = scope.lookup(owner.input[i])
-                        tp = e and subinfer.type_proto_of(*e)
-                        if tp is not None:
-                            vi.type.CopyFrom(tp)
+            # A Loop-carried input is NOT typed from the Loop's initial value: its shape may
+            # change from one iteration to the next, so only what the body declares (or onnx
+            # infers for it) is known; an unknown shape there is a PROF-R2 finding.
             outer = subinfer.outer_types(subinfer.free_names(g), scope.lookup)
             imports = list(self.model.opset_import)
             tps = subinfer.infer_body(formal, outer, ir_version=self.model.ir_version,
