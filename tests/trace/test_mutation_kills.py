@@ -7,12 +7,21 @@ message names, ... Small trees are built in tmp_path, as in the other trace test
 """
 from __future__ import annotations
 
+import email.message
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
 import tomllib
 
 import pytest
 
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, proofs
+from sonnx.trace import evidence   # the evidence runner: its one import here
+from tests.test_evidence_tools import _step
 from tests.trace.registry import registry_toml
 from tests.trace.test_matrix import INPUTS, TESTS, accept_all, build, junit_xml, tree  # noqa: F401  (tree: fixture)
 
@@ -272,3 +281,159 @@ def test_evidence_that_reaches_no_row_is_a_defect_of_its_own(tree):
         ("orphan", orphan, "named in spec/op.md:3"),
         ("unlinked", "-", "proofs/op.mlw:M.helper: goal names no requirement and is declared for none"),
         ("skipped", "-", "tests.test_gone::test_x is skipped and reaches no row")]
+
+
+# ------------------------------------------------------------------ evidence.py (the runner)
+
+def test_the_steps_are_the_five_checks_in_order_writing_into_the_bundle(tmp_path):
+    out = tmp_path / "bundle"
+    examples = sorted(p.relative_to(evidence.ROOT).as_posix() for p in (evidence.ROOT / "examples").glob("*.onnx"))
+    assert examples, "no example model to validate"
+    steps = evidence._steps("py", out)
+    # the first three run the project's tool of the same name (none is run here)
+    assert [(name, cmd) for name, cmd, _ in steps[:3]] == [(n, [f"tools/{n}"]) for n in ("prove", "crosshair", "test")]
+    assert all(os.access(evidence.ROOT / cmd[0], os.X_OK) for _, cmd, _ in steps[:3])
+    assert [env for _, _, env in steps[:3]] == [{}, {}, {"SONNX_JUNIT": str(out / "junit.xml")}]
+    assert steps[3:] == [
+        ("validate", ["py", "-m", "sonnx.trace.examples", *examples], {}),
+        ("trace", ["py", "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "-o", str(out / "trace"),
+                   "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
+                   "--crosshair", str(out / "crosshair.json")], {})]
+
+
+def test_main_runs_the_project_steps_into_build_evidence(monkeypatch):
+    calls = []
+    monkeypatch.setattr(evidence, "run", lambda steps, out: calls.append((steps, out)) or 7)
+    assert evidence.main() == 7
+    assert calls == [(evidence._steps(sys.executable, evidence.OUT), evidence.OUT)]
+    assert evidence.OUT == evidence.ROOT / "build" / "evidence"
+
+
+def _tool(folder, name, body):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_a_tool_version_is_its_first_output_line_venv_first_then_path(tmp_path, monkeypatch):
+    root, bin_dir = tmp_path / "root", tmp_path / "bin"
+    monkeypatch.setattr(evidence, "ROOT", root)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    venv_tool = _tool(root / ".venv" / "bin", "both", 'echo "venv $1"; echo second')
+    _tool(bin_dir, "both", 'echo "path $1"')
+    on_path = _tool(bin_dir, "onpath", 'echo "$1 $2" >&2')          # some tools answer on stderr
+    silent = _tool(bin_dir, "silent", "true")
+    assert evidence._version(["both", "--version"]) == f"venv --version ({venv_tool})"
+    assert evidence._version(["onpath", "-V", "x"]) == f"-V x ({on_path})"
+    assert evidence._version(["silent"]) == f"? ({silent})"
+    assert evidence._version(["absent", "--version"]) == "not found"
+
+
+def test_a_tool_that_hangs_is_recorded_as_an_error_not_waited_for(tmp_path, monkeypatch):
+    # the 30 s hang guard, scaled down 100 times so that the test is quick
+    monkeypatch.setattr(evidence, "ROOT", tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    _tool(tmp_path / "bin", "hangs", "exec /bin/sleep 5")
+    real = subprocess.run
+    monkeypatch.setattr(evidence.subprocess, "run", lambda *a, **kw: real(*a, **{**kw, "timeout": kw["timeout"] / 100}))
+    assert evidence._version(["hangs"]).startswith("error: ")
+
+
+def test_blas_keeps_the_identifying_fields_of_each_loaded_library(monkeypatch):
+    blas = evidence._blas()
+    assert blas["loaded"] and all(set(lib) == {"user_api", "internal_api", "version", "num_threads",
+                                               "architecture", "filepath"} for lib in blas["loaded"])
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)        # import fails
+    assert evidence._blas()["loaded"] == "threadpoolctl not installed"
+
+
+def test_blas_of_a_numpy_without_dict_config_records_an_empty_build(monkeypatch):
+    import numpy
+
+    def old_show_config():       # numpy < 1.25: no mode argument
+        return None
+    monkeypatch.setattr(numpy, "show_config", old_show_config)
+    assert evidence._blas()["numpy_build"] == {}
+
+
+def test_cpu_reads_the_first_model_name_and_flags_even_with_colons_and_bad_bytes(tmp_path, monkeypatch):
+    fake = tmp_path / "cpuinfo"
+    fake.write_bytes(b"processor\t: 0\nmodel name\t: Chip: rev \xff 2\nflags\t\t: fpu  sse2\n\n"
+                     b"processor\t: 1\nmodel name\t: Other\nflags\t\t: none\n")
+    real = evidence.Path
+    monkeypatch.setattr(evidence, "Path", lambda p: fake if p == "/proc/cpuinfo" else real(p))
+    assert evidence._cpu() == {"cores": os.cpu_count(), "machine": platform.machine(),
+                               "model name": "Chip: rev \ufffd 2", "flags": ["fpu", "sse2"]}
+    monkeypatch.setattr(evidence, "Path", lambda p: tmp_path / "absent" if p == "/proc/cpuinfo" else real(p))
+    assert evidence._cpu() == {"cores": os.cpu_count(), "machine": platform.machine()}
+
+
+class _Dist:
+    def __init__(self, name, version):
+        self.metadata = email.message.Message()
+        if name:
+            self.metadata["Name"] = name
+        self.version = version
+
+
+def test_packages_are_every_named_distribution_sorted_without_case(monkeypatch):
+    assert evidence.packages()["numpy"] == importlib.metadata.version("numpy")
+    dists = [_Dist("Zeta", "1"), _Dist("typingx", "3"), _Dist(None, "9"), _Dist("typing_extensions", "2"),
+             _Dist("alpha", "4")]
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: dists)
+    assert list(evidence.packages().items()) == [("alpha", "4"), ("typing_extensions", "2"), ("typingx", "3"),
+                                                 ("Zeta", "1")]
+
+
+def test_the_manifest_names_the_interpreter_platform_jit_and_provers(monkeypatch):
+    seen = []
+    monkeypatch.setattr(evidence, "_version", lambda cmd: seen.append(cmd) or f"v of {cmd[0]}")
+    monkeypatch.setattr(evidence, "packages", lambda: {"numpy": "1"})
+    man = evidence.manifest("today")
+    assert (man["python"], man["platform"]) == (sys.version, platform.platform())
+    assert man["jit"] == {"llvmlite": "not installed"}
+    assert man["tools"] == {t: f"v of {t}" for t in ("why3", "z3", "cvc4", "cvc5")}
+    assert seen == [[t, "--version"] for t in ("why3", "z3", "cvc4", "cvc5")]
+
+
+def test_the_index_page_colours_each_step_and_links_only_the_files_made(tmp_path):
+    out = tmp_path / "bundle"
+    for rel in ("trace/trace.html", "trace/trace.md", "junit.xml", "manifest.json"):
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text("x")
+    results = [{"step": "a<b", "verdict": "pass", "exit_code": 0, "seconds": 1.5},
+               {"step": "c", "verdict": "FAIL", "exit_code": 3, "seconds": 2.0}]
+    man = {"git": {"commit": "abc", "dirty": True}, "date_utc": "today"}
+    page = evidence.index_html(results, man, out)
+    assert ("<tr><td>a&lt;b</td><td class='ok'>pass</td><td>0</td><td>1.5 s</td>"
+            "<td><a href='logs/a&lt;b.log'>log</a></td></tr>") in page
+    assert "<tr><td>c</td><td class='bad'>FAIL</td><td>3</td><td>2.0 s</td>" in page
+    assert "<span class='bad'>FAILED</span>" in page and "commit abc (tree differs from it), today" in page
+    files = "".join(f"<li><a href='{p}'>{p}</a></li>"
+                    for p in ("trace/trace.html", "trace/trace.md", "junit.xml", "manifest.json", "SHA256SUMS"))
+    assert page.endswith(f"<h2>Files</h2><ul>{files}</ul><p>Check the bundle with <code>sha256sum -c SHA256SUMS"
+                         "</code> in this folder.</p></body></html>\n")
+    man["git"]["dirty"] = False
+    page = evidence.index_html(results[:1], man, out)
+    assert "<span class='ok'>every step passed</span>" in page and "<p>commit abc, today</p>" in page
+
+
+def test_a_bundle_folder_that_cannot_be_emptied_stops_the_run_with_exit_2(tmp_path, capsys):
+    out = tmp_path / "a-file"
+    out.write_text("not a folder: rmtree cannot empty it")
+    assert evidence.run([_step("never", "raise SystemExit(1)")], out) == 2
+    printed = capsys.readouterr()
+    assert printed.err == f"evidence: cannot empty {out}\n" and "never" not in printed.out
+
+
+def test_the_summary_records_each_step_command_and_its_time_to_a_tenth(tmp_path, capsys):
+    steps = [_step("first", "pass"), _step("second", "import time; time.sleep(0.25)")]
+    assert evidence.run(steps, tmp_path / "e") == 0
+    summary = json.loads((tmp_path / "e" / "summary.json").read_text())
+    assert [s["command"] for s in summary["steps"]] == [cmd for _, cmd, _ in steps]
+    assert all(isinstance(s["seconds"], float) and s["seconds"] == round(s["seconds"], 1) for s in summary["steps"])
+    lines = capsys.readouterr().out.splitlines()
+    assert f"[1/2] first: {sys.executable} -c pass" in lines
+    assert any(line.startswith("[2/2] second: pass (exit 0, ") for line in lines)
