@@ -281,6 +281,13 @@ def test_evidence_that_reaches_no_row_is_a_defect_of_its_own(tree):
         ("orphan", orphan, "named in spec/op.md:3"),
         ("unlinked", "-", "proofs/op.mlw:M.helper: goal names no requirement and is declared for none"),
         ("skipped", "-", "tests.test_gone::test_x is skipped and reaches no row")]
+    # the JSON form carries each row's state, the orphans and counts that agree with them
+    d = m.as_dict()
+    states = [r.state for r in m.rows]
+    assert [r["state"] for r in d["requirements"]] == states and None not in states
+    assert d["orphans"] == [{"kind": "orphan", "requirement": orphan, "detail": "named in spec/op.md:3"}]
+    assert d["summary"] == {"requirements": 2, "ok": states.count("ok"), "suspect": states.count("suspect"),
+                            "defect": states.count("defect"), "defects": len(m.defects)}
 
 
 # ------------------------------------------------------------------ evidence.py (the runner)
