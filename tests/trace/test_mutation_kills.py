@@ -445,3 +445,11 @@ def test_the_summary_records_each_step_command_and_its_time_to_a_tenth(tmp_path,
     lines = capsys.readouterr().out.splitlines()
     assert f"[1/2] first: {sys.executable} -c pass" in lines
     assert any(line.startswith("[2/2] second: pass (exit 0, ") for line in lines)
+
+
+def test_evidence_inputs_are_shown_relative_to_the_tree_when_inside_it(tmp_path, monkeypatch):
+    root = _tree(tmp_path / "root")
+    monkeypatch.setattr(matrix, "_proof_records", lambda root, path: ([], "replay", []))
+    m = matrix.build(root, registry=REGISTRY, junit_path=root / "build" / "j.xml",
+                     crosshair_path=tmp_path / "elsewhere.json", proofs_path=root / "p.json")
+    assert (m.inputs["junit"], m.inputs["crosshair"]) == ("build/j.xml", str(tmp_path / "elsewhere.json"))
