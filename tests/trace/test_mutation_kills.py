@@ -453,3 +453,19 @@ def test_evidence_inputs_are_shown_relative_to_the_tree_when_inside_it(tmp_path,
     m = matrix.build(root, registry=REGISTRY, junit_path=root / "build" / "j.xml",
                      crosshair_path=tmp_path / "elsewhere.json", proofs_path=root / "p.json")
     assert (m.inputs["junit"], m.inputs["crosshair"]) == ("build/j.xml", str(tmp_path / "elsewhere.json"))
+
+
+def test_git_state_names_the_commit_each_untracked_file_and_at_most_200_changes(tmp_path):
+    def git(*a):
+        return subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+    assert evidence.git_state(tmp_path) == {"commit": "unknown", "dirty": True, "changes": []}   # not a repository
+    git("init", "-q")
+    (tmp_path / "a.txt").write_text("a")
+    git("add", "a.txt")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
+    assert evidence.git_state(tmp_path) == {"commit": git("rev-parse", "HEAD").strip(), "dirty": False, "changes": []}
+    (tmp_path / "sub").mkdir()
+    for i in range(201):
+        (tmp_path / "sub" / f"{i:03}.txt").write_text("new")
+    changes = evidence.git_state(tmp_path)["changes"]
+    assert changes == [f"?? sub/{i:03}.txt" for i in range(200)]
