@@ -469,3 +469,36 @@ def test_git_state_names_the_commit_each_untracked_file_and_at_most_200_changes(
         (tmp_path / "sub" / f"{i:03}.txt").write_text("new")
     changes = evidence.git_state(tmp_path)["changes"]
     assert changes == [f"?? sub/{i:03}.txt" for i in range(200)]
+
+
+# ------------------------------------------------------------------ links.py (the collectors)
+
+def test_collect_finds_each_kind_of_site_at_its_line(tmp_path):
+    # spec tag on line 2; an ID on the second line of a multi-line string; a declared goal
+    # pattern; mentions in src, tests and proofs; proofs not collected when asked not to
+    root = _tree(tmp_path, code='X = 1\n\n\ndef check():\n    return """a\n    MUL-R1"""\n', spec="intro\n[MUL-R1] x\n")
+    (root / "proofs" / "op.mlw").write_text("module M\n  (* req: MUL-R1 *)\n  lemma a: true\nend\n")
+    (root / "spec" / "trace-supports.toml").write_text(
+        '[[test]]\npath = "tests/test_h.py"\nname = "test_h*"\nsupports = ["MUL-R1"]\nwhy = "w"\n'
+        '[[proof]]\npath = "proofs/op.mlw"\ngoal = "M.help*"\nsupports = ["MUL-R1"]\nwhy = "w"\n')
+    found = links.collect(root, with_proofs=False)
+    sites = {(s.kind, s.path, s.line, s.name) for s in found.sites["MUL-R1"]}
+    assert sites == {("spec", "spec/op.md", 2, ""), ("code", "src/sonnx/kernel.py", 6, "check"),
+                     ("test", "tests/test_kernel.py", 3, "tests/test_kernel.py::test_a"),
+                     ("test-declared", "tests/test_h.py", 0, "tests/test_h.py::test_h*"),
+                     ("proof-declared", "proofs/op.mlw", 0, "M.help*")}
+    assert sorted((s.kind, s.path, s.line) for s in found.mentions["MUL-R1"]) == [
+        ("mention", "proofs/op.mlw", 2), ("mention", "spec/op.md", 2), ("mention", "src/sonnx/kernel.py", 6),
+        ("mention", "tests/test_kernel.py", 3)]
+    (root / "spec" / "trace-supports.toml").unlink()
+    assert links.supports(root) == {"test": [], "proof": []}
+
+
+@pytest.mark.parametrize("entry", ['path = "p"\nsupports = ["MUL-R1"]\n',          # no why
+                                   'path = "p"\nsupports = []\nwhy = "w"\n'])        # empty supports
+def test_a_declaration_without_why_or_with_empty_supports_is_refused(tmp_path, entry):
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "trace-supports.toml").write_text(
+        '[[proof]]\npath = "p"\nsupports = ["MUL-R1"]\nwhy = "w"\n[[proof]]\n' + entry)
+    with pytest.raises(ValueError, match=r"\[\[proof\]\] #2 needs path, goal"):
+        links.supports(tmp_path)
