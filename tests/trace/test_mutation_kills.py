@@ -437,14 +437,19 @@ def test_a_bundle_folder_that_cannot_be_emptied_stops_the_run_with_exit_2(tmp_pa
 
 
 def test_the_summary_records_each_step_command_and_its_time_to_a_tenth(tmp_path, capsys):
-    steps = [_step("first", "pass"), _step("second", "import time; time.sleep(0.25)")]
+    steps = [_step("first", "pass"), _step("test", "import time; time.sleep(0.25); print('== 2 passed in 0.2s ==')")]
     assert evidence.run(steps, tmp_path / "e") == 0
     summary = json.loads((tmp_path / "e" / "summary.json").read_text())
+    man = json.loads((tmp_path / "e" / "manifest.json").read_text())
+    assert (summary["commit"], summary["dirty"]) == (man["git"]["commit"], man["git"]["dirty"])
     assert [s["command"] for s in summary["steps"]] == [cmd for _, cmd, _ in steps]
-    assert all(isinstance(s["seconds"], float) and s["seconds"] == round(s["seconds"], 1) for s in summary["steps"])
+    times = [s["seconds"] for s in summary["steps"]] + [summary["seconds"]]
+    assert all(isinstance(t, float) and t == round(t, 1) for t in times) and summary["seconds"] >= 0.2
     lines = capsys.readouterr().out.splitlines()
     assert f"[1/2] first: {sys.executable} -c pass" in lines
-    assert any(line.startswith("[2/2] second: pass (exit 0, ") for line in lines)
+    assert any(line.startswith("[2/2] test: pass (exit 0, ") for line in lines)
+    assert "2 passed in 0.2s" in lines          # the test step's pytest summary, bare, for CI
+    assert lines[-1].startswith(f"evidence: {tmp_path / 'e'}/ written in ") and lines[-1].endswith(" s; every step passed")
 
 
 def test_evidence_inputs_are_shown_relative_to_the_tree_when_inside_it(tmp_path, monkeypatch):
