@@ -507,3 +507,22 @@ def test_a_declaration_without_why_or_with_empty_supports_is_refused(tmp_path, e
         '[[proof]]\npath = "p"\nsupports = ["MUL-R1"]\nwhy = "w"\n[[proof]]\n' + entry)
     with pytest.raises(ValueError, match=r"\[\[proof\]\] #2 needs path, goal"):
         links.supports(tmp_path)
+
+
+def test_code_sites_skip_the_trace_package_and_read_on_after_it(tmp_path):
+    root = _tree(tmp_path)
+    (root / "src" / "sonnx" / "trace" / "t.py").write_text("X = 'MUL-R1'\n")
+    (root / "src" / "sonnx" / "zz.py").write_text("Y = 'MUL-R1'\n")
+    assert sorted(s.path for _, s in links.code_sites(root)) == ["src/sonnx/kernel.py", "src/sonnx/zz.py"]
+
+
+def test_without_a_replay_the_python_goals_are_not_replayed_records(tmp_path, monkeypatch):
+    root = _tree(tmp_path)
+    (root / "src" / "sonnx" / "k.py").write_text("# req: MUL-R1\ndef kernel(a):\n    return a\n")
+    monkeypatch.setattr(proofs, "PY_FILES", ["src/sonnx/k.py"])
+    monkeypatch.setattr(proofs, "summary", lambda root: {"goals": []})   # no Why3 session in this tree
+    records, source, problems = matrix._proof_records(root, root / "absent.json")
+    assert (source, problems) == ("session (not replayed)", [])
+    assert records == [
+        {"file": "src/sonnx/k.py", "theory": "python", "goal": "kernel", "req": ["MUL-R1"],
+         "result": "not replayed", "prover": "", "time": None}]
