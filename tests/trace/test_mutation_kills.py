@@ -528,10 +528,11 @@ def test_without_a_replay_the_python_goals_are_not_replayed_records(tmp_path, mo
     root = _tree(tmp_path)
     (root / "src" / "sonnx" / "k.py").write_text("# req: MUL-R1\ndef kernel(a):\n    return a\n")
     monkeypatch.setattr(proofs, "PY_FILES", ["src/sonnx/k.py"])
-    monkeypatch.setattr(proofs, "summary", lambda root: {"goals": []})   # no Why3 session in this tree
+    session_goal = {"file": "proofs/op.mlw", "goal": "g", "result": "valid"}
+    monkeypatch.setattr(proofs, "summary", lambda root: {"goals": [session_goal]})   # the sessions' record, kept
     records, source, problems = matrix._proof_records(root, root / "absent.json")
     assert (source, problems) == ("session (not replayed)", [])
-    assert records == [
+    assert records == [session_goal,
         {"file": "src/sonnx/k.py", "theory": "python", "goal": "kernel", "req": ["MUL-R1"],
          "result": "not replayed", "prover": "", "time": None}]
 
