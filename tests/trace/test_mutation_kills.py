@@ -541,3 +541,18 @@ def test_the_pytest_summary_is_found_in_a_log_with_bytes_that_are_not_utf8(tmp_p
     log = tmp_path / "test.log"
     log.write_bytes(b"\xff\xfe garbage\n== 3 passed in 1.0s ==\n")
     assert evidence.pytest_summary(log) == "3 passed in 1.0s"
+
+
+def test_a_step_runs_in_the_tree_with_its_environment_and_its_stderr_kept(tmp_path, capsys):
+    code = "import os, sys; print(os.getcwd()); print(os.environ['SONNX_X']); print('on stderr', file=sys.stderr)"
+    rc, secs = evidence._run("s", [sys.executable, "-c", code], {"SONNX_X": "given"}, tmp_path / "s.log", 0.0)
+    assert rc == 0 and 0 < secs < 600
+    assert (tmp_path / "s.log").read_text().splitlines() == [str(evidence.ROOT), "given", "on stderr"]
+    assert capsys.readouterr().out.splitlines()[-1].endswith("s s | on stderr")
+
+
+def test_a_step_that_cannot_start_exits_127_and_says_why(tmp_path, capsys):
+    rc, _ = evidence._run("gone", [str(tmp_path / "absent-tool"), "arg"], {}, tmp_path / "gone.log", 0.0)
+    assert rc == 127
+    said = f"cannot start {tmp_path / 'absent-tool'}: "
+    assert (tmp_path / "gone.log").read_text().startswith(said) and said in capsys.readouterr().out
