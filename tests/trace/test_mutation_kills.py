@@ -557,3 +557,13 @@ def test_a_step_that_cannot_start_exits_127_and_says_why(tmp_path, capsys):
     assert rc == 127 and 0 <= secs < 600
     said = f"cannot start {tmp_path / 'absent-tool'}: "
     assert (tmp_path / "gone.log").read_text().startswith(said) and said in capsys.readouterr().out
+
+
+def test_sha256sums_lists_every_file_below_the_folder_but_itself(tmp_path):
+    import hashlib
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "sub" / "b.txt").write_text("b")
+    (tmp_path / "SHA256SUMS").write_text("old")
+    sha = {n: hashlib.sha256(n.encode()).hexdigest() for n in "ab"}
+    assert evidence.sha256sums(tmp_path) == f"{sha['a']}  a.txt\n{sha['b']}  sub/b.txt\n"
