@@ -7,12 +7,21 @@ message names, ... Small trees are built in tmp_path, as in the other trace test
 """
 from __future__ import annotations
 
+import email.message
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
 import tomllib
 
 import pytest
 
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, proofs
+from sonnx.trace import evidence   # the evidence runner: its one import here
+from tests.test_evidence_tools import _step
 from tests.trace.registry import registry_toml
 from tests.trace.test_matrix import INPUTS, TESTS, accept_all, build, junit_xml, tree  # noqa: F401  (tree: fixture)
 
@@ -272,3 +281,289 @@ def test_evidence_that_reaches_no_row_is_a_defect_of_its_own(tree):
         ("orphan", orphan, "named in spec/op.md:3"),
         ("unlinked", "-", "proofs/op.mlw:M.helper: goal names no requirement and is declared for none"),
         ("skipped", "-", "tests.test_gone::test_x is skipped and reaches no row")]
+    # the JSON form carries each row's state, the orphans and counts that agree with them
+    d = m.as_dict()
+    states = [r.state for r in m.rows]
+    assert [r["state"] for r in d["requirements"]] == states and None not in states
+    assert d["orphans"] == [{"kind": "orphan", "requirement": orphan, "detail": "named in spec/op.md:3"}]
+    assert d["summary"] == {"requirements": 2, "ok": states.count("ok"), "suspect": states.count("suspect"),
+                            "defect": states.count("defect"), "defects": len(m.defects)}
+
+
+# ------------------------------------------------------------------ evidence.py (the runner)
+
+def test_the_steps_are_the_five_checks_in_order_writing_into_the_bundle(tmp_path):
+    out = tmp_path / "bundle"
+    examples = sorted(p.relative_to(evidence.ROOT).as_posix() for p in (evidence.ROOT / "examples").glob("*.onnx"))
+    assert examples, "no example model to validate"
+    steps = evidence._steps("py", out)
+    # the first three run the project's tool they are named after (none is run here)
+    assert len(steps) == 5 and [cmd for _, cmd, _ in steps[:3]] == [[f"tools/{name}"] for name, _, _ in steps[:3]]
+    assert all(os.access(evidence.ROOT / cmd[0], os.X_OK) for _, cmd, _ in steps[:3])
+    assert steps[2][0] == "test"
+    assert [env for _, _, env in steps[:3]] == [{}, {}, {"SONNX_JUNIT": str(out / "junit.xml")}]
+    assert steps[3:] == [
+        ("validate", ["py", "-m", "sonnx.trace.examples", *examples], {}),
+        ("trace", ["py", "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "-o", str(out / "trace"),
+                   "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
+                   "--crosshair", str(out / "crosshair.json")], {})]
+
+
+def test_main_runs_the_project_steps_into_build_evidence(monkeypatch):
+    calls = []
+    monkeypatch.setattr(evidence, "run", lambda steps, out: calls.append((steps, out)) or 7)
+    assert evidence.main() == 7
+    assert calls == [(evidence._steps(sys.executable, evidence.OUT), evidence.OUT)]
+    assert evidence.OUT == evidence.ROOT / "build" / "evidence"
+
+
+def _tool(folder, name, body):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_a_tool_version_is_its_first_output_line_venv_first_then_path(tmp_path, monkeypatch):
+    root, bin_dir = tmp_path / "root", tmp_path / "bin"
+    monkeypatch.setattr(evidence, "ROOT", root)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    venv_tool = _tool(root / ".venv" / "bin", "both", 'echo "venv $1"; echo second')
+    _tool(bin_dir, "both", 'echo "path $1"')
+    on_path = _tool(bin_dir, "onpath", 'echo "$1 $2" >&2')          # some tools answer on stderr
+    silent = _tool(bin_dir, "silent", "true")
+    assert evidence._version(["both", "--version"]) == f"venv --version ({venv_tool})"
+    assert evidence._version(["onpath", "-V", "x"]) == f"-V x ({on_path})"
+    assert evidence._version(["silent"]) == f"? ({silent})"
+    assert evidence._version(["absent", "--version"]) == "not found"
+
+
+def test_a_tool_that_hangs_is_recorded_as_an_error_not_waited_for(tmp_path, monkeypatch):
+    # the 30 s hang guard, scaled down 100 times so that the test is quick
+    monkeypatch.setattr(evidence, "ROOT", tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    _tool(tmp_path / "bin", "hangs", "exec /bin/sleep 5")
+    real = subprocess.run
+    monkeypatch.setattr(evidence.subprocess, "run", lambda *a, **kw: real(*a, **{**kw, "timeout": kw["timeout"] / 100}))
+    assert evidence._version(["hangs"]).startswith("error: ")
+
+
+def test_blas_keeps_the_identifying_fields_of_each_loaded_library(monkeypatch):
+    blas = evidence._blas()
+    assert blas["loaded"] and all(set(lib) == {"user_api", "internal_api", "version", "num_threads",
+                                               "architecture", "filepath"} for lib in blas["loaded"])
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)        # import fails
+    assert evidence._blas()["loaded"] == "threadpoolctl not installed"
+
+
+def test_blas_of_a_numpy_without_dict_config_records_an_empty_build(monkeypatch):
+    import numpy
+
+    def old_show_config():       # numpy < 1.25: no mode argument
+        return None
+    monkeypatch.setattr(numpy, "show_config", old_show_config)
+    assert evidence._blas()["numpy_build"] == {}
+
+
+def test_cpu_reads_the_first_model_name_and_flags_even_with_colons_and_bad_bytes(tmp_path, monkeypatch):
+    fake = tmp_path / "cpuinfo"
+    fake.write_bytes(b"processor\t: 0\nmodel name\t: Chip: rev \xff 2\nflags\t\t: fpu  sse2\n\n"
+                     b"processor\t: 1\nmodel name\t: Other\nflags\t\t: none\n")
+    real = evidence.Path
+    monkeypatch.setattr(evidence, "Path", lambda p: fake if p == "/proc/cpuinfo" else real(p))
+    assert evidence._cpu() == {"cores": os.cpu_count(), "machine": platform.machine(),
+                               "model name": "Chip: rev \ufffd 2", "flags": ["fpu", "sse2"]}
+    monkeypatch.setattr(evidence, "Path", lambda p: tmp_path / "absent" if p == "/proc/cpuinfo" else real(p))
+    assert evidence._cpu() == {"cores": os.cpu_count(), "machine": platform.machine()}
+
+
+class _Dist:
+    def __init__(self, name, version):
+        self.metadata = email.message.Message()
+        if name:
+            self.metadata["Name"] = name
+        self.version = version
+
+
+def test_packages_are_every_named_distribution_sorted_without_case(monkeypatch):
+    assert evidence.packages()["numpy"] == importlib.metadata.version("numpy")
+    dists = [_Dist("Zeta", "1"), _Dist("typingx", "3"), _Dist(None, "9"), _Dist("typing_extensions", "2"),
+             _Dist("alpha", "4")]
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: dists)
+    assert list(evidence.packages().items()) == [("alpha", "4"), ("typing_extensions", "2"), ("typingx", "3"),
+                                                 ("Zeta", "1")]
+
+
+def test_the_manifest_names_the_interpreter_platform_jit_and_provers(monkeypatch):
+    seen = []
+    monkeypatch.setattr(evidence, "_version", lambda cmd: seen.append(cmd) or f"v of {cmd[0]}")
+    monkeypatch.setattr(evidence, "packages", lambda: {"numpy": "1"})
+    man = evidence.manifest("today")
+    assert (man["python"], man["platform"]) == (sys.version, platform.platform())
+    assert man["jit"] == {"llvmlite": "not installed"}
+    assert man["tools"] == {t: f"v of {t}" for t in ("why3", "z3", "cvc4", "cvc5")}
+    assert seen == [[t, "--version"] for t in ("why3", "z3", "cvc4", "cvc5")]
+
+
+def test_the_index_page_colours_each_step_and_links_only_the_files_made(tmp_path):
+    out = tmp_path / "bundle"
+    made = ("trace/trace.html", "trace/trace.md", "junit.xml", "proofs.json", "crosshair.json",
+            "validate/examples.txt", "manifest.json", "summary.json")
+    for rel in made[:3] + made[6:7]:
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text("x")
+    results = [{"step": "a<b", "verdict": "pass", "exit_code": 0, "seconds": 1.5},
+               {"step": "c", "verdict": "FAIL", "exit_code": 3, "seconds": 2.0}]
+    man = {"git": {"commit": "abc", "dirty": True}, "date_utc": "today"}
+    page = evidence.index_html(results, man, out)
+    assert ("<tr><td>a&lt;b</td><td class='ok'>pass</td><td>0</td><td>1.5 s</td>"
+            "<td><a href='logs/a&lt;b.log'>log</a></td></tr>") in page
+    assert "<tr><td>c</td><td class='bad'>FAIL</td><td>3</td><td>2.0 s</td>" in page
+    assert "<span class='bad'>FAILED</span>" in page and "commit abc (tree differs from it), today" in page
+    files = "".join(f"<li><a href='{p}'>{p}</a></li>"
+                    for p in ("trace/trace.html", "trace/trace.md", "junit.xml", "manifest.json", "SHA256SUMS"))
+    assert page.endswith(f"<h2>Files</h2><ul>{files}</ul><p>Check the bundle with <code>sha256sum -c SHA256SUMS"
+                         "</code> in this folder.</p></body></html>\n")
+    for rel in made:
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text("x")
+    assert [h.split("'")[0] for h in evidence.index_html(results, man, out).split("<li><a href='")[1:]] == [
+        *made, "SHA256SUMS"]
+    man["git"]["dirty"] = False
+    page = evidence.index_html(results[:1], man, out)
+    assert "<span class='ok'>every step passed</span>" in page and "<p>commit abc, today</p>" in page
+
+
+def test_a_bundle_folder_that_cannot_be_emptied_stops_the_run_with_exit_2(tmp_path, capsys):
+    out = tmp_path / "a-file"
+    out.write_text("not a folder: rmtree cannot empty it")
+    assert evidence.run([_step("never", "raise SystemExit(1)")], out) == 2
+    printed = capsys.readouterr()
+    assert printed.err == f"evidence: cannot empty {out}\n" and "never" not in printed.out
+
+
+def test_the_summary_records_each_step_command_and_its_time_to_a_tenth(tmp_path, capsys):
+    steps = [_step("first", "pass"), _step("test", "import time; time.sleep(0.25); print('== 2 passed in 0.2s ==')")]
+    assert evidence.run(steps, tmp_path / "e") == 0
+    summary = json.loads((tmp_path / "e" / "summary.json").read_text())
+    man = json.loads((tmp_path / "e" / "manifest.json").read_text())
+    assert (summary["commit"], summary["dirty"]) == (man["git"]["commit"], man["git"]["dirty"])
+    assert [s["command"] for s in summary["steps"]] == [cmd for _, cmd, _ in steps]
+    times = [s["seconds"] for s in summary["steps"]] + [summary["seconds"]]
+    assert all(isinstance(t, float) and t == round(t, 1) for t in times) and 0.2 <= summary["seconds"] < 600
+    lines = capsys.readouterr().out.splitlines()
+    assert f"[1/2] first: {sys.executable} -c pass" in lines
+    assert any(line.startswith("[2/2] test: pass (exit 0, ") for line in lines)
+    assert "2 passed in 0.2s" in lines          # the test step's pytest summary, bare, for CI
+    assert lines[-1].startswith(f"evidence: {tmp_path / 'e'}/ written in ") and lines[-1].endswith(" s; every step passed")
+
+
+def test_evidence_inputs_are_shown_relative_to_the_tree_when_inside_it(tmp_path, monkeypatch):
+    root = _tree(tmp_path / "root")
+    monkeypatch.setattr(matrix, "_proof_records", lambda root, path: ([], "replay", []))
+    m = matrix.build(root, registry=REGISTRY, junit_path=root / "build" / "j.xml",
+                     crosshair_path=tmp_path / "elsewhere.json", proofs_path=root / "p.json")
+    shown = set(m.inputs.values())
+    assert {"build/j.xml", str(tmp_path / "elsewhere.json")} <= shown and str(root / "build" / "j.xml") not in shown
+
+
+def test_git_state_names_the_commit_each_untracked_file_and_at_most_200_changes(tmp_path):
+    def git(*a):
+        return subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+    assert evidence.git_state(tmp_path) == {"commit": "unknown", "dirty": True, "changes": []}   # not a repository
+    git("init", "-q")
+    (tmp_path / "a.txt").write_text("a")
+    git("add", "a.txt")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
+    assert evidence.git_state(tmp_path) == {"commit": git("rev-parse", "HEAD").strip(), "dirty": False, "changes": []}
+    (tmp_path / "sub").mkdir()
+    for i in range(201):
+        (tmp_path / "sub" / f"{i:03}.txt").write_text("new")
+    changes = evidence.git_state(tmp_path)["changes"]
+    assert changes == [f"?? sub/{i:03}.txt" for i in range(200)]
+
+
+# ------------------------------------------------------------------ links.py (the collectors)
+
+def test_collect_finds_each_kind_of_site_at_its_line(tmp_path):
+    # spec tag on line 2; an ID on the second line of a multi-line string; a declared goal
+    # pattern; mentions in src, tests and proofs; proofs not collected when asked not to
+    root = _tree(tmp_path, code='X = 1\n\n\ndef check():\n    return """a\n    MUL-R1"""\n', spec="intro\n[MUL-R1] x\n")
+    (root / "proofs" / "op.mlw").write_text("module M\n  (* req: MUL-R1 *)\n  lemma a: true\nend\n")
+    (root / "spec" / "trace-supports.toml").write_text(
+        '[[test]]\npath = "tests/test_h.py"\nname = "test_h*"\nsupports = ["MUL-R1"]\nwhy = "w"\n'
+        '[[proof]]\npath = "proofs/op.mlw"\ngoal = "M.help*"\nsupports = ["MUL-R1"]\nwhy = "w"\n')
+    found = links.collect(root, with_proofs=False)
+    sites = {(s.kind, s.path, s.line, s.name) for s in found.sites["MUL-R1"]}
+    assert sites == {("spec", "spec/op.md", 2, ""), ("code", "src/sonnx/kernel.py", 6, "check"),
+                     ("test", "tests/test_kernel.py", 3, "tests/test_kernel.py::test_a"),
+                     ("test-declared", "tests/test_h.py", 0, "tests/test_h.py::test_h*"),
+                     ("proof-declared", "proofs/op.mlw", 0, "M.help*")}
+    assert sorted((s.kind, s.path, s.line) for s in found.mentions["MUL-R1"]) == [
+        ("mention", "proofs/op.mlw", 2), ("mention", "spec/op.md", 2), ("mention", "src/sonnx/kernel.py", 6),
+        ("mention", "tests/test_kernel.py", 3)]
+    (root / "spec" / "trace-supports.toml").unlink()
+    assert links.supports(root) == {"test": [], "proof": []}
+
+
+@pytest.mark.parametrize("entry", ['path = "p"\nsupports = ["MUL-R1"]\n',          # no why
+                                   'path = "p"\nsupports = []\nwhy = "w"\n'])        # empty supports
+def test_a_declaration_without_why_or_with_empty_supports_is_refused(tmp_path, entry):
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "trace-supports.toml").write_text(
+        '[[proof]]\npath = "p"\nsupports = ["MUL-R1"]\nwhy = "w"\n[[proof]]\n' + entry)
+    with pytest.raises(ValueError, match=r"\[\[proof\]\] #2 needs path, goal"):
+        links.supports(tmp_path)
+
+
+def test_code_sites_skip_the_trace_package_and_read_on_after_it(tmp_path):
+    root = _tree(tmp_path)
+    (root / "src" / "sonnx" / "trace" / "t.py").write_text("X = 'MUL-R1'\n")
+    (root / "src" / "sonnx" / "zz.py").write_text("Y = 'MUL-R1'\n")
+    assert sorted(s.path for _, s in links.code_sites(root)) == ["src/sonnx/kernel.py", "src/sonnx/zz.py"]
+
+
+def test_without_a_replay_the_python_goals_are_not_replayed_records(tmp_path, monkeypatch):
+    root = _tree(tmp_path)
+    (root / "src" / "sonnx" / "k.py").write_text("# req: MUL-R1\ndef kernel(a):\n    return a\n")
+    monkeypatch.setattr(proofs, "PY_FILES", ["src/sonnx/k.py"])
+    session_goal = {"file": "proofs/op.mlw", "goal": "g", "result": "valid"}
+    monkeypatch.setattr(proofs, "summary", lambda root: {"goals": [session_goal]})   # the sessions' record, kept
+    records, source, problems = matrix._proof_records(root, root / "absent.json")
+    assert (source, problems) == ("session (not replayed)", [])
+    assert records == [session_goal,
+        {"file": "src/sonnx/k.py", "theory": "python", "goal": "kernel", "req": ["MUL-R1"],
+         "result": "not replayed", "prover": "", "time": None}]
+
+
+def test_the_pytest_summary_is_found_in_a_log_with_bytes_that_are_not_utf8(tmp_path):
+    log = tmp_path / "test.log"
+    log.write_bytes(b"\xff\xfe garbage\n== 3 passed in 1.0s ==\n")
+    assert evidence.pytest_summary(log) == "3 passed in 1.0s"
+
+
+def test_a_step_runs_in_the_tree_with_its_environment_and_its_stderr_kept(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)             # called from elsewhere: the step still runs in the tree
+    code = "import os, sys; print(os.getcwd()); print(os.environ['SONNX_X']); print('on stderr', file=sys.stderr)"
+    rc, secs = evidence._run("s", [sys.executable, "-c", code], {"SONNX_X": "given"}, tmp_path / "s.log", 0.0)
+    assert rc == 0 and 0 < secs < 600
+    assert (tmp_path / "s.log").read_text().splitlines() == [str(evidence.ROOT), "given", "on stderr"]
+    assert capsys.readouterr().out.splitlines()[-1].endswith("s s | on stderr")
+
+
+def test_a_step_that_cannot_start_exits_127_and_says_why(tmp_path, capsys):
+    rc, secs = evidence._run("gone", [str(tmp_path / "absent-tool"), "arg"], {}, tmp_path / "gone.log", 0.0)
+    assert rc == 127 and 0 <= secs < 600
+    said = f"cannot start {tmp_path / 'absent-tool'}: "
+    assert (tmp_path / "gone.log").read_text().startswith(said) and said in capsys.readouterr().out
+
+
+def test_sha256sums_lists_every_file_below_the_folder_but_itself(tmp_path):
+    import hashlib
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "sub" / "b.txt").write_text("b")
+    (tmp_path / "SHA256SUMS").write_text("old")
+    sha = {n: hashlib.sha256(n.encode()).hexdigest() for n in "ab"}
+    assert evidence.sha256sums(tmp_path) == f"{sha['a']}  a.txt\n{sha['b']}  sub/b.txt\n"
