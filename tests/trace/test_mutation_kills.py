@@ -20,7 +20,7 @@ import pytest
 
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, proofs
-from sonnx.trace import evidence   # the evidence runner: its one import here
+from sonnx_dev import evidence     # the evidence runner (tools/sonnx_dev): its one import here
 from tests.test_evidence_tools import _step
 from tests.trace.registry import registry_toml
 from tests.trace.test_matrix import INPUTS, TESTS, accept_all, build, junit_xml, tree  # noqa: F401  (tree: fixture)
