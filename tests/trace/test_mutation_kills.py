@@ -303,8 +303,8 @@ def test_the_steps_are_the_five_checks_in_order_writing_into_the_bundle(tmp_path
     assert steps[2][0] == "test"
     assert [env for _, _, env in steps[:3]] == [{}, {}, {"SONNX_JUNIT": str(out / "junit.xml")}]
     assert steps[3:] == [
-        ("validate", ["py", "-m", "sonnx.trace.examples", *examples], {}),
-        ("trace", ["py", "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "-o", str(out / "trace"),
+        ("validate", ["py", "-m", "sonnx_dev.examples", *examples], {}),
+        ("trace", ["py", "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "--output-dir", str(out / "trace"),
                    "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
                    "--crosshair", str(out / "crosshair.json")], {})]
 
