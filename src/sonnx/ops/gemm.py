@@ -129,7 +129,9 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
             ranks_ok = False
             found.append(Violation("GEMM-R1", f"Gemm input {what} has rank {len(t.shape)} (shape "
                                               f"{tuple(t.shape)}); it must be a matrix of rank 2: "
-                                              "reshape it to 2-D (Flatten/Reshape) before Gemm"))
+                                              "store it as 2-D (reshape a constant operand's initializer, "
+                                              "or an array with .reshape; Flatten and Reshape nodes are "
+                                              "not in the profile)"))
     if not (ranks_ok and static_shape(a) and static_shape(b)):
         return found
     ta = _transposes(trans_a)

@@ -81,8 +81,9 @@ def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], 
     if len({elem for _, elem in typed}) > 1:
         listed = ", ".join(f"{what}: {elem}" for what, elem in typed)
         found.append(Violation(type_rule, f"{op} inputs have different element types ({listed}); the "
-                                          "profile never casts implicitly: convert the inputs explicitly "
-                                          "(Cast node, or .astype) to one type first"))
+                                          "profile never casts implicitly: give the inputs one element type "
+                                          "(convert a constant operand's initializer, or an array with "
+                                          ".astype; a Cast node is not in the profile)"))
     return found
 
 
