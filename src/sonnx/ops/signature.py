@@ -28,6 +28,7 @@ def _is_sparse(x: object) -> bool:
     return module.startswith(("scipy.sparse", "sparse.")) or type(x).__name__ == "SparseTensorProto"
 
 
+# req: MUL-R2, MUL-R3, ADD-R2, ADD-R3, GEMM-R2, GEMM-R3
 def sig_of_array(x: object, op: str, what: str) -> TensorSig:
     """Signature of a kernel argument; TypeError for anything that is not a dense array.
 
@@ -45,12 +46,14 @@ def sig_of_array(x: object, op: str, what: str) -> TensorSig:
     return TensorSig(shape=tuple(int(d) for d in x.shape), elem_type=dtypes.name_of(x.dtype))
 
 
+# req: MUL-R1, MUL-R4, ADD-R1, ADD-R4, GEMM-R1, GEMM-R4
 def static_shape(t: TensorSig) -> bool:
     """A dense tensor whose every dimension is an integer (what shapes can be compared on)."""
     return not t.sparse and t.shape is not None and all(
         isinstance(d, int) and not isinstance(d, bool) for d in t.shape)
 
 
+# req: PROF-R2
 def tensor_shape_violations(op: str, inputs: list[tuple[str, TensorSig]]) -> list[Violation]:
     """PROF-R2 of a kernel's dense inputs (a sparse one is the operator's dense rule to refuse).
     The operators' constraints leave PROF-R2 out: the validator checks it where each tensor is
@@ -58,6 +61,7 @@ def tensor_shape_violations(op: str, inputs: list[tuple[str, TensorSig]]) -> lis
     return [v for what, t in inputs if not t.sparse for v in shape_violations(t.shape, f"{op} input {what}")]
 
 
+# req: MUL-R2, MUL-R3, ADD-R2, ADD-R3, GEMM-R2, GEMM-R3
 def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], *, dense_rule: str,
                     type_rule: str, hint: Callable[[str], str] = lambda elem: "") -> list[Violation]:
     """The two rules every profile operator shares, under its own requirement IDs: inputs are
