@@ -21,7 +21,7 @@ from hypothesis.extra import numpy as hnp
 
 import sonnx
 from sonnx import dtypes
-from sonnx.ops import add as add_op, elementwise, mul as mul_op
+from sonnx.ops import add as add_op, elementwise, mul as mul_op, sub as sub_op
 from sonnx.ops.registry import Operator, operator, operators
 from sonnx.ops.signature import TensorSig
 from sonnx.semantics.tensor import FULL_CONTRACTS, from_numpy, to_numpy
@@ -392,3 +392,37 @@ class TestAddValues(Values):
 @pytest.mark.req("ADD-R1", "ADD-R2", "ADD-R3", "ADD-R4", "PROF-R2")
 class TestAddRefusals(Refusals):
     op = operator("Add")
+
+
+@pytest.mark.req("SUB-R1", "SUB-R3")
+class TestSubValues(Values):
+    op = operator("Sub")
+    element_spec = staticmethod(sub_op.difference_ok)
+    # as for Add: a difference of two float16 values is exact in float64, one of two bfloat16
+    # values at worst rounded once there, innocuous before the rounding to T (53 >= 2 * 8 + 2)
+    wide = staticmethod(np.subtract)
+
+    def test_the_spec_page_examples(self):
+        """spec/sub.md's table: A - B, not B - A; x - x = +0; -0 - +0 = -0; inf - inf = NaN."""
+        a = np.array([5, 6, 12, np.inf, -0.0, 0.0, 1.5, -3e38], dtype=np.float32)
+        b = np.array([3, 3, 5, np.inf, 0.0, -0.0, 1.5, 3e38], dtype=np.float32)
+        want = np.array([2, 3, 7, np.nan, -0.0, 0.0, 0.0, -np.inf], dtype=np.float32)
+        assert_same_bits(self.kernel(a, b), want)
+        assert_same_bits(self.reference(a, b), want)
+        ints = self.kernel(np.array([-128, 127], np.int8), np.array([1, -1], np.int8))
+        assert_same_bits(ints, np.array([127, -128], np.int8))
+
+    def test_the_element_spec_rejects_the_swapped_and_the_sign_lost(self):
+        """difference_ok can fail: b - a, a zero of the wrong sign, a wrapped value off by one."""
+        assert not sub_op.difference_ok("float", 5.0, 3.0, -2.0)
+        assert not sub_op.difference_ok("float", -0.0, 0.0, 0.0)
+        assert not sub_op.difference_ok("float", 1.5, 1.5, -0.0)
+        assert not sub_op.difference_ok("float", np.inf, np.inf, np.inf)
+        assert not sub_op.difference_ok("int8", -128, 1, -129)
+        assert not sub_op.difference_ok("uint8", 0, 1, 254)
+        assert sub_op.difference_ok("uint8", 0, 1, 255)
+
+
+@pytest.mark.req("SUB-R1", "SUB-R2", "SUB-R3", "SUB-R4", "PROF-R2")
+class TestSubRefusals(Refusals):
+    op = operator("Sub")

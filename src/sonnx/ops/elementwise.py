@@ -1,4 +1,4 @@
-"""Same-shape element-wise binary operators (Mul, Add): what they share, written once.
+"""Same-shape element-wise binary operators (Mul, Add, Sub): what they share, written once.
 
 An operator module supplies its name, its requirement prefix, its element function (one value
 of T from two) and that element's specification; the three functions below turn them into
@@ -49,6 +49,7 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
 
 
 # req: MUL-R1, MUL-R2, MUL-R3, MUL-R4, ADD-R1, ADD-R2, ADD-R3, ADD-R4
+# req: SUB-R1, SUB-R2, SUB-R3, SUB-R4
 def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
                 broadcast: int | None = None) -> list[Violation]:
     """Every violation of R1..R4 of a node of ``op`` with inputs ``a`` and ``b`` under ``opset``.
@@ -117,7 +118,7 @@ def _every_element_ok(element_ok: Callable, a: TensorValue, b: TensorValue, c: T
     return True
 
 
-# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4
+# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4, SUB-R1, SUB-R3, SUB-R4
 def reference_kernel(op: str, prefix: str, latest: int, element: Callable, element_ok: Callable,
                      int_loop: Callable | None = None) -> Callable[[TensorValue, TensorValue], TensorValue]:
     """The reference kernel of ``op``: c[i] = element(T, a[i], b[i]) over flat row-major data.
@@ -169,7 +170,7 @@ def _memo_key(a: object, b: object, opset: object) -> tuple | None:
     return None
 
 
-# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4
+# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4, SUB-R1, SUB-R3, SUB-R4
 def _check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
     """Every check of a kernel's arguments: TypeError or ProfileViolation; else whether the
     result may raise floating-point warnings (a float type)."""
@@ -190,7 +191,7 @@ TypeError for non-array inputs and a non-integer opset.
 """
 
 
-# req: MUL-R1, MUL-R3, ADD-R1, ADD-R3
+# req: MUL-R1, MUL-R3, ADD-R1, ADD-R3, SUB-R1, SUB-R3
 def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -> Callable[..., np.ndarray]:
     """The numpy kernel of ``op``: every check, then ``ufunc`` on the arrays as they are.
 

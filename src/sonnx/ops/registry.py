@@ -50,11 +50,12 @@ class Operator:
 @lru_cache(maxsize=1)
 def operators() -> dict[str, Operator]:
     """op_type -> Operator, in the order the profile lists them."""
-    from . import add, gemm, mul
+    from . import add, gemm, mul, sub
     listed = [
         mul.OPERATOR,
         gemm.OPERATOR,
         add.OPERATOR,
+        sub.OPERATOR,
     ]
     return {op.name: op for op in listed}
 
