@@ -39,10 +39,13 @@ from .elementwise import Elementwise
 
 MUL = Elementwise.of(operator("Mul"), exact=python_ops.mul, ties=product_ties, result="product")
 ADD = Elementwise.of(operator("Add"), exact=python_ops.add, ties=sum_ties, result="sum")
+# sum_ties is closed under negation, so the differences of its values hold the same ties
+SUB = Elementwise.of(operator("Sub"), exact=python_ops.sub, ties=sum_ties, result="difference")
 
 HARNESSES: tuple[Harness, ...] = (
     *elementwise.harnesses(MUL),
     *elementwise.harnesses(ADD),
+    *elementwise.harnesses(SUB),
     *helpers.HARNESSES,
     *gemm_cases.HARNESSES,
 )
@@ -77,6 +80,13 @@ MUTANTS: tuple[Mutant, ...] = (
             ("add-refusals/pairs", (4, 1, 0, 0)), module="broadcast_accepted"),   # (2, 3) + (1,): R4
     _mutant("zero_sign_lost", ("ADD-R3",), ("add-float/float16.scalar", "add-float/double.scalar"),
             ("add-float/float16.scalar", ((1,), (1,)))),                          # -0 + -0 is -0
+    # Sub: the operands swapped, a zero difference of the wrong sign, a bent part seen through Sub
+    _mutant("sub_operands_swapped", ("SUB-R3",), ("sub-signed/int8.2x3", "sub-float/float16.scalar"),
+            ("sub-signed/int8.2x3", ((5, 0, 0, 0, 0, 0), (3, 0, 0, 0, 0, 0)))),       # 5 - 3 is 2, not -2
+    _mutant("sub_zero_sign_flipped", ("SUB-R3",), ("sub-float/float16.scalar", "sub-float/double.scalar"),
+            ("sub-float/float16.scalar", ((7,), (7,)))),                              # 1 - 1 is +0, not -0
+    _mutant("sub_broadcast_accepted", ("SUB-R4",), ("sub-refusals/pairs",),
+            ("sub-refusals/pairs", (4, 1, 0, 0)), module="broadcast_accepted"),   # (2, 3) - (1,): R4
     # A stored (2, 3) with transA: A'[1, 0] is at flat 1, the mutant reads flat 3
     _mutant("gemm_transpose_index", ("GEMM-R1",), ("gemm-index/a_index", "gemm-signed/int32.3x2x2"),
             ("gemm-index/a_index", (True, 2, 3, 1, 0))),

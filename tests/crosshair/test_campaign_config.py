@@ -82,20 +82,32 @@ def test_a_patch_of_a_missing_name_is_refused(tmp_path, monkeypatch):
 def test_required_mutant_kinds_are_planted():
     assert {"wrap_edge", "broadcast_accepted", "saturation", "loop_short", "index_stride", "ties_away",
             "gemm_transpose_index", "gemm_c_broadcast", "gemm_sum_overwrites", "gemm_saturation",
-            "add_saturation", "add_ties_away", "add_broadcast_accepted", "zero_sign_lost"} <= {
+            "add_saturation", "add_ties_away", "add_broadcast_accepted", "zero_sign_lost",
+            "sub_operands_swapped", "sub_zero_sign_flipped", "sub_broadcast_accepted"} <= {
         m.name for m in H.MUTANTS}
+
+
+def _gets_every_element_wise_group(tag: str) -> None:
+    """The operator ``tag`` (add, sub) has Mul's five groups under its own IDs, each with a
+    witness, and mutants aimed at its integer, float and refusal cases."""
+    groups = {h.name: h for h in H.HARNESSES if h.name.startswith(f"{tag}-")}
+    assert set(groups) == {f"{tag}-{g}" for g in ("signed", "unsigned", "float", "refusals", "fast")}
+    for name, h in groups.items():
+        assert all(r.startswith(f"{tag.upper()}-") for r in h.requirements), name
+        assert h.witnesses, name
+        assert len(h.cases) == len(H.harness(name.replace(f"{tag}-", "mul-")).cases), name
+    caught_by = {t.split("/")[0] for m in H.MUTANTS for t in m.targets if t.startswith(f"{tag}-")}
+    assert {f"{tag}-signed", f"{tag}-float", f"{tag}-refusals"} <= caught_by
 
 
 @pytest.mark.req("ADD-R1", "ADD-R3", "ADD-R4")
 def test_add_gets_every_element_wise_group_with_its_own_ids():
-    groups = {h.name: h for h in H.HARNESSES if h.name.startswith("add-")}
-    assert set(groups) == {"add-signed", "add-unsigned", "add-float", "add-refusals", "add-fast"}
-    for name, h in groups.items():
-        assert all(r.startswith("ADD-") for r in h.requirements), name
-        assert h.witnesses, name
-        assert len(h.cases) == len(H.harness(name.replace("add-", "mul-")).cases), name
-    caught_by = {t.split("/")[0] for m in H.MUTANTS for t in m.targets if t.startswith("add-")}
-    assert {"add-signed", "add-float", "add-refusals"} <= caught_by
+    _gets_every_element_wise_group("add")
+
+
+@pytest.mark.req("SUB-R1", "SUB-R3", "SUB-R4")
+def test_sub_gets_every_element_wise_group_with_its_own_ids():
+    _gets_every_element_wise_group("sub")
 
 
 @pytest.mark.req("GEMM-R1", "GEMM-R4")

@@ -59,6 +59,13 @@ def difference_ok(dtype: str, x, y, r) -> bool:
     return floats.is_rounded(dtype, exact, r)
 
 
+def exact_difference(x, y):
+    """x - y in Python: exact for integers, the double difference (one rounding) for floats.
+    One named step, looked up when sub_element runs, so that the CrossHair mutants can bend
+    exactly this (operands swapped, the zero's sign) and be seen caught."""
+    return x - y
+
+
 # SUB-R3: T in Sub-14's type set, x and y values of T, the result meets difference_ok
 @elementwise.element_contracts(TYPE_SETS[LATEST], difference_ok)
 def sub_element(dtype: str, x, y):
@@ -73,8 +80,8 @@ def sub_element(dtype: str, x, y):
     exponent range covers T's. For double the first rounding is the IEEE difference itself.
     """
     if dtypes.is_float(dtype):
-        return floats.round_to(dtype, x - y)
-    return intloops.wrap(x - y, dtypes.bits(dtype), dtypes.is_signed(dtype))
+        return floats.round_to(dtype, exact_difference(x, y))
+    return intloops.wrap(exact_difference(x, y), dtypes.bits(dtype), dtypes.is_signed(dtype))
 
 
 # SUB-R1, SUB-R3, SUB-R4: the loop of the concrete level of proofs/sub.mlw, c[i] = a[i] - b[i]
