@@ -167,12 +167,12 @@ def test_old_baseline_without_texts_says_so_in_the_diff(tmp_path):
 
 
 def test_a_shared_check_changed_makes_every_operator_it_decides_suspect(tree):
-    # dense_and_typed decides R2 and R3 of Mul, Add and Gemm; a change there must reach all
+    # dense_and_typed decides R2 and R3 of Mul, Add, Sub and Gemm; a change there must reach all
     # their rows, not only the operator whose file was edited
     edit(tree / "src/sonnx/ops/signature.py", "if len({elem for _, elem in typed}) > 1:",
          "if len({elem for _, elem in typed}) > 2:")
     found, diffs = suspects_of(tree)
     site = "code:src/sonnx/ops/signature.py:dense_and_typed"
-    assert set(found) == {"MUL-R2", "MUL-R3", "ADD-R2", "ADD-R3", "GEMM-R2", "GEMM-R3"}
+    assert set(found) == {"MUL-R2", "MUL-R3", "ADD-R2", "ADD-R3", "SUB-R2", "SUB-R3", "GEMM-R2", "GEMM-R3"}
     assert all(found[rid] == [f"{site} changed"] for rid in found)
     assert "+    if len({elem for _, elem in typed}) > 2:" in diffs["GEMM-R3"][site]
