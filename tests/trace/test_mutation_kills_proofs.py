@@ -25,3 +25,125 @@ def test_a_finished_step_ends_its_heartbeat_instead_of_hanging(tmp_path, capsys)
     [(rc, secs)] = got
     assert rc == 0 and 0 < secs < HANG_GUARD_S
     assert (tmp_path / "quick.log").read_text() == "done\n"
+
+
+# ------------------------------------------------------------------ proofs.json from a session
+
+from sonnx.trace import proofs  # noqa: E402
+
+SESSION = proofs.HEADER + """<why3session shape_version="6">
+<prover id="0" name="Z3" version="5.4.0" alternative="pip" timelimit="1" steplimit="0" memlimit="1"/>
+<prover id="1" name="CVC5" version="1.0.3" timelimit="1" steplimit="0" memlimit="1"/>
+<prover id="2" name="Z3" version="5.4.0" alternative="other" timelimit="1" steplimit="0" memlimit="1"/>
+<prover id="3" name="Z3" version="4.8.0" alternative="pip" timelimit="1" steplimit="0" memlimit="1"/>
+<prover id="4" name="Alt-Ergo" version="2.4.0" timelimit="1" steplimit="0" memlimit="1"/>
+<file format="whyml"><path name=".."/><path name="x.mlw"/>
+<theory name="M">
+ <goal name="a'vc">
+ <proof prover="0"><result status="valid" time="0.004" steps="100"/></proof>
+ <proof prover="1"><result status="valid" time="0.003" steps="20"/></proof>
+ <proof prover="2"><result status="unknown"/></proof>
+ <proof prover="3"><result status="unknown" time="1.5"/></proof>
+ <proof prover="9"><result status="unknown"/></proof>
+ </goal>
+ <goal name="b'vc"><proof prover="0"><result status="unknown" time="0.01" steps="5"/></proof></goal>
+ <goal name="c'vc"><proof prover="0"><result status="valid" time="0.01" steps="5"/></proof></goal>
+ <goal name="d'vc"><proof prover="4"><result status="valid" time="0.02" steps="0"/></proof></goal>
+</theory></file></why3session>
+"""
+MLW = """module M
+  (* req: MUL-R1, GEMM-R2 -- the first *)
+  goal a: true
+  (* req: MUL-R3 *)
+  goal b: true
+  goal c: true
+end
+"""
+
+
+def _session_tree(root, monkeypatch):
+    (root / "proofs" / "x").mkdir(parents=True)
+    (root / "proofs" / "x.mlw").write_text(MLW)
+    (root / "proofs" / "x" / "why3session.xml").write_text(SESSION)
+    monkeypatch.setattr(proofs, "mlw_files", lambda: ["proofs/x.mlw"])
+    return root
+
+
+def test_summary_records_carry_the_goals_requirements_provers_time_and_steps(tmp_path, monkeypatch):
+    """Each session goal becomes one proofs.json record: the req IDs of its declaration (found
+    through the goal's `'vc` name), every prover that attempted it (a known one by its key, any
+    other by name, version and alternative if any), its prover time rounded to 2 decimals (attempts
+    without a time count 0) and its step count (attempts without steps count 0)."""
+    s = proofs.summary(_session_tree(tmp_path, monkeypatch))
+    assert [(g["goal"], g["req"], g["prover"], g["result"], g["time"], g["steps"]) for g in s["goals"]] == [
+        ("a'vc", ["MUL-R1", "GEMM-R2"], "?,Z3 4.8.0 pip,Z3 5.4.0 other,cvc5,z3", "valid", 1.51, 120),
+        ("b'vc", ["MUL-R3"], "z3", "not proved", 0.01, 5),
+        ("c'vc", [], "z3", "valid", 0.01, 5),
+        ("d'vc", [], "Alt-Ergo 2.4.0", "valid", 0.02, 0)]     # no declaration in the file: no req
+    # one goal not proved fails the summary, whatever the goals after it
+    assert s["ok"] is False
+
+
+def test_session_times_are_summed_and_rounded_to_two_decimals(tmp_path):
+    (tmp_path / "why3session.xml").write_text(SESSION)
+    [a, *_] = proofs.read_session(tmp_path)
+    assert a["time"] == 1.51 and a["steps"] == 120 and a["leaves"] == ["a'vc"]
+    (tmp_path / "why3session.xml").write_text(SESSION.replace('time="1.5"', 'time="0.001"'))
+    [a, *_] = proofs.read_session(tmp_path)
+    assert a["time"] == 0.01     # 0.008 rounded to 2 decimals, not 0.008
+
+
+def test_the_goals_declaration_is_the_name_before_its_vc_suffix():
+    assert proofs._decl_of_goal("gemm_fold'vc") == "gemm_fold"
+    assert proofs._decl_of_goal("lemma'x'vc.0") == "lemma'x"
+
+
+def test_summary_keeps_every_field_of_an_assumption_and_names_its_module(tmp_path, monkeypatch):
+    a = {"file": "proofs/x.mlw", "theory": "M", "kind": "axiom", "name": "ax", "loc": None, "at": "x:1"}
+    s = proofs.summary(_session_tree(tmp_path, monkeypatch),
+                       assumptions={"assumptions": [a], "problems": [], "stdlib_props": {}})
+    assert s["assumptions"] == [dict(a, module="M")]
+
+
+# ------------------------------------------------------------------ replay and why3 output
+
+def test_a_replay_report_with_carriage_returns_is_read_line_by_line():
+    """why3 replay redraws its progress with carriage returns: the failure after one is still
+    a failed goal, and the progress is not kept in the tail."""
+    out = ("Progress: 1/2\r   goal 'g'vc.1', prover 'Z3 5.4.0 (pip)': Unknown (unknown)\n"
+           "Replay failed.\n")
+    rep = proofs.parse_replay(out, 1)
+    assert rep["status"] == "failed"
+    assert rep["failures"] == {"g'vc.1": "Z3 5.4.0 (pip): Unknown (unknown)"}
+    assert rep["tail"] == ["   goal 'g'vc.1', prover 'Z3 5.4.0 (pip)': Unknown (unknown)", "Replay failed."]
+
+
+REC = ('{"term": {"loc": {"file": "f.py", "line": 3, "start-char": 1, "end-char": 9}, %s},'
+       ' "prover-result": {"answer": "Valid", "time": 0.5%s}}')
+
+
+def test_why3_json_records_keep_explanations_goal_names_and_steps():
+    two_expl = REC % ('"explanations": ["loop invariant", "preservation"], "goal_name": "f\'vc"', ', "step": 7')
+    no_expl = REC % ('"goal_name": "g\'vc"', "")
+    [a, b] = proofs.parse_why3_json(two_expl + "\n" + no_expl)
+    assert (a["expl"], a["steps"]) == ("loop invariant; preservation", 7)
+    assert (b["expl"], b["steps"]) == ("g'vc", 0)     # no explanation: the goal name; no step count: 0
+
+
+def test_python_requirements_come_from_the_comment_just_above_each_def(tmp_path):
+    src = tmp_path / "f.py"
+    src.write_text("def first():\n    pass\n"
+                   "# req: MUL-R1, GEMM-R2\ndef second():\n    pass\n"
+                   "# req: MUL-R3\n\ndef third():\n    pass\n"
+                   "    # req: MUL-R4\n    def inner():\n        pass\n"
+                   "# req: GEMM-R4\n")
+    assert proofs.parse_py(src) == {"first": [], "second": ["MUL-R1", "GEMM-R2"], "third": [],
+                                    "inner": ["MUL-R4"]}
+
+
+def test_a_declarations_goal_name_and_line_are_kept(tmp_path):
+    """links.proof_sites places a proof at the declaration's line; its goal name joins it to
+    the session."""
+    (tmp_path / "x.mlw").write_text(MLW)
+    assert [(g["goal"], g["line"], g["req"]) for g in proofs.parse_goals(tmp_path / "x.mlw")] == [
+        ("a", 3, ["MUL-R1", "GEMM-R2"]), ("b", 5, ["MUL-R3"]), ("c", 6, [])]
