@@ -147,3 +147,86 @@ def test_a_declarations_goal_name_and_line_are_kept(tmp_path):
     (tmp_path / "x.mlw").write_text(MLW)
     assert [(g["goal"], g["line"], g["req"]) for g in proofs.parse_goals(tmp_path / "x.mlw")] == [
         ("a", 3, ["MUL-R1", "GEMM-R2"]), ("b", 5, ["MUL-R3"]), ("c", 6, [])]
+
+
+# ------------------------------------------------------------------ the Python front-end driver
+
+import json  # noqa: E402
+import subprocess  # noqa: E402
+
+from sonnx_dev import prove  # noqa: E402
+
+PY = "# req: MUL-R1\ndef f(x):\n    assert x\n    assert x\n\ndef g(y):\n    assert y\n"
+
+
+def _vc(line, answer, time=0.5, steps=None):
+    res = {"answer": answer, "time": time, **({"step": steps} if steps is not None else {})}
+    return {"term": {"explanations": ["assertion"], "goal_name": "f'vc",
+                     "loc": {"line": line, "start-char": 4, "end-char": 9}}, "prover-result": res}
+
+
+def _why3(monkeypatch, root, outputs):
+    """outputs: prover -> (rc, records, stderr); records every command and its keywords."""
+    calls = []
+
+    def run(cmd, **kw):
+        calls.append((cmd, kw))
+        rc, recs, err = outputs[cmd[cmd.index("-P") + 1]]
+        return subprocess.CompletedProcess(cmd, rc, "\n".join(json.dumps(r) for r in recs), err)
+    monkeypatch.setattr(prove.subprocess, "run", run)
+    (root / "f.py").write_text(PY)
+    return calls
+
+
+def test_front_end_records_each_vc_with_its_function_requirements_prover_and_attempts(tmp_path, monkeypatch):
+    calls = _why3(monkeypatch, tmp_path, {
+        "cvc5": (2, [_vc(3, "Valid", 0.25, 7), _vc(4, "Timeout"), _vc(4, "Timeout"), _vc(7, "Unknown")], ""),
+        "z3": (2, [_vc(4, "Valid", 0.5, 3), _vc(4, "Valid", 0.75, 4), _vc(7, "Unknown", 1.0, 2)], "")})
+    recs = prove.prove_py(tmp_path, "f.py", provers=("cvc5", "z3"), timelimit=9)
+    assert recs == [
+        {"file": "f.py", "theory": "python", "goal": "f", "vc": "assertion (line 3:4-9)", "req": ["MUL-R1"],
+         "prover": "cvc5", "result": "valid", "time": 0.25, "steps": 7,
+         "attempts": {"cvc5": "Valid (0.25s, 7 steps)"}},
+        {"file": "f.py", "theory": "python", "goal": "f", "vc": "assertion (line 4:4-9)", "req": ["MUL-R1"],
+         "prover": "z3", "result": "valid", "time": 0.5, "steps": 3,
+         "attempts": {"cvc5": "Timeout (0.5s, 0 steps)", "z3": "Valid (0.5s, 3 steps)"}},
+        {"file": "f.py", "theory": "python", "goal": "f", "vc": "assertion (line 4:4-9, #2)", "req": ["MUL-R1"],
+         "prover": "z3", "result": "valid", "time": 0.75, "steps": 4,
+         "attempts": {"cvc5": "Timeout (0.5s, 0 steps)", "z3": "Valid (0.75s, 4 steps)"}},
+        {"file": "f.py", "theory": "python", "goal": "g", "vc": "assertion (line 7:4-9)", "req": [],
+         "prover": "", "result": "not proved", "time": 0.0, "steps": 0,
+         "attempts": {"cvc5": "Unknown (0.5s, 0 steps)", "z3": "Unknown (1.0s, 2 steps)"}}]
+    (first, kw1), (second, kw2) = calls
+    assert kw1 == kw2 == {"cwd": tmp_path, "capture_output": True, "text": True}
+    assert first == ["why3", "-C", "proofs/why3.conf", "prove", "--json", "-P", "cvc5",
+                     "-s", str(prove.PY_STEPS["cvc5"]), "-t", "9", "-a", "split_vc", "f.py"]
+    assert second[-5:] == ["-g", "f.py:4", "-g", "f.py:7", "f.py"]    # only the lines left open
+
+
+def test_front_end_output_it_cannot_account_for_is_a_failed_record(tmp_path, monkeypatch):
+    _why3(monkeypatch, tmp_path, {"cvc5": (1, [_vc(3, "Valid")], "warning\nwhy3: internal error\n")})
+    recs = prove.prove_py(tmp_path, "f.py", provers=("cvc5", "z3"), timelimit=9)
+    assert recs[-1] == {"file": "f.py", "theory": "python", "goal": "(why3 prove)", "vc": "", "req": [],
+                        "prover": "cvc5,z3", "result": "failed: cvc5: rc=1, 1 VCs, why3: internal error", "time": 0}
+    _why3(monkeypatch, tmp_path, {"cvc5": (1, [], "")})
+    assert prove.prove_py(tmp_path, "f.py", provers=("cvc5",))[-1]["result"] == "failed: cvc5: rc=1, 0 VCs, "
+
+
+def test_a_vc_is_named_after_the_def_it_lies_in_and_a_timeout_stays_a_hang(tmp_path, monkeypatch):
+    """Line 1 lies before any def ("?", no requirement), line 2 is f's own def line, line 5 the
+    blank line before g; a Timeout of the first prover is still a hang guard hit after the
+    second one answered Unknown."""
+    _why3(monkeypatch, tmp_path, {"cvc5": (2, [_vc(1, "Timeout"), _vc(2, "Unknown"), _vc(5, "Unknown")], ""),
+                                  "z3": (2, [_vc(1, "Unknown"), _vc(2, "Unknown"), _vc(5, "Unknown")], "")})
+    recs = prove.prove_py(tmp_path, "f.py", provers=("cvc5", "z3"))
+    assert [(r["goal"], r["req"], r["result"]) for r in recs] == [
+        ("?", [], "hang guard hit"), ("f", ["MUL-R1"], "not proved"), ("f", ["MUL-R1"], "not proved")]
+
+
+def test_a_second_prover_with_other_vcs_is_an_error_and_its_known_vcs_still_count(tmp_path, monkeypatch):
+    _why3(monkeypatch, tmp_path, {"cvc5": (2, [_vc(4, "Timeout")], ""),
+                                  "z3": (0, [dict(_vc(4, "Valid"), term=dict(_vc(4, "Valid")["term"], loc={
+                                      "line": 4, "start-char": 5, "end-char": 9})), _vc(4, "Valid")], "")})
+    recs = prove.prove_py(tmp_path, "f.py", provers=("cvc5", "z3"))
+    assert [r["result"] for r in recs] == [
+        "valid", "failed: z3: the VCs of lines [4] differ from the first run"]
