@@ -230,3 +230,18 @@ def test_a_second_prover_with_other_vcs_is_an_error_and_its_known_vcs_still_coun
     recs = prove.prove_py(tmp_path, "f.py", provers=("cvc5", "z3"))
     assert [r["result"] for r in recs] == [
         "valid", "failed: z3: the VCs of lines [4] differ from the first run"]
+
+
+# ------------------------------------------------------------------ the WhyML reader
+
+from sonnx.trace import whyml  # noqa: E402
+
+
+def test_whyml_reader_keeps_a_multi_line_annotation_from_the_first_line_and_reads_to_the_end():
+    """An annotation may open on the file's first line, span lines and end with trailing blanks;
+    a declaration on the last line ends there; goal and axiom are kinds of their own."""
+    text = "(* req: MUL-R1,\n   GEMM-R2 *)  \ngoal a: true\naxiom b: true"
+    assert whyml.declarations(text) == [
+        whyml.Declaration(None, "goal", "a", 3, 3, "(* req: MUL-R1,\n   GEMM-R2 *)  "),
+        whyml.Declaration(None, "axiom", "b", 4, 4, "")]
+    assert [d.comment for d in whyml.declarations("(* c *)\nlemma z: true\n")] == ["(* c *)"]
