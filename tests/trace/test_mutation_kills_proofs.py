@@ -245,3 +245,46 @@ def test_whyml_reader_keeps_a_multi_line_annotation_from_the_first_line_and_read
         whyml.Declaration(None, "goal", "a", 3, 3, "(* req: MUL-R1,\n   GEMM-R2 *)  "),
         whyml.Declaration(None, "axiom", "b", 4, 4, "")]
     assert [d.comment for d in whyml.declarations("(* c *)\nlemma z: true\n")] == ["(* c *)"]
+
+
+# ------------------------------------------------------------------ assumptions (Why3's view)
+
+import pytest  # noqa: E402
+
+from sonnx.trace import proof_assumptions as A  # noqa: E402
+
+P, STD = "proofs/a.mlw", "/usr/share/why3/stdlib/int.mlw"
+
+
+def test_axioms_discharged_by_a_goal_or_copied_from_one_are_not_assumptions_and_stdlib_props_are_counted():
+    props = [
+        {"theory": "T", "kind": "axiom", "name": "f'def", "loc": (P, 1, 0, 1), "file": P},  # before its goal
+        {"theory": "T", "kind": "goal", "name": "f'vc", "loc": (P, 1, 0, 1), "file": P},
+        {"theory": "U", "kind": "axiom", "name": "f'def", "loc": (P, 1, 0, 1), "file": P},  # a clone's copy
+        {"theory": "T", "kind": "axiom", "name": "bad", "loc": (P, 5, 0, 3), "file": P},    # a source axiom
+        {"theory": "S", "kind": "axiom", "name": "x", "loc": (STD, 1, 0, 1), "file": P},
+        {"theory": "S", "kind": "axiom", "name": "y", "loc": (STD, 2, 0, 1), "file": P}]
+    assert A.classify_axioms(props, {P}) == (
+        [{"file": P, "theory": "T", "kind": "axiom", "name": "bad", "loc": (P, 5, 0, 3)}], {"S": 2})
+
+
+ENTRY = {"file": "proofs/a.mlw", "theory": "T", "kind": "axiom", "name": "x", "reason": "why"}
+
+
+def _reviewed(root, text):
+    (root / "proofs").mkdir(exist_ok=True)
+    (root / "proofs" / "assumptions.toml").write_text(text)
+    return A.load_reviewed(root)
+
+
+def test_a_reviewed_file_without_entries_reviews_nothing_and_a_complete_entry_is_kept(tmp_path):
+    assert _reviewed(tmp_path, "stdlib_props = {}\n") == []
+    toml = "[[assumption]]\n" + "".join(f'{k} = "{v}"\n' for k, v in ENTRY.items())
+    assert _reviewed(tmp_path, toml) == [ENTRY]
+
+
+@pytest.mark.parametrize("key", list(ENTRY))
+def test_a_reviewed_entry_lacking_any_field_is_refused(tmp_path, key):
+    toml = "[[assumption]]\n" + "".join(f'{k} = "{v}"\n' for k, v in ENTRY.items() if k != key)
+    with pytest.raises(ValueError, match=f"lacks {key}$"):
+        _reviewed(tmp_path, toml)
