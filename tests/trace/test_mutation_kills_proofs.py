@@ -288,3 +288,9 @@ def test_a_reviewed_entry_lacking_any_field_is_refused(tmp_path, key):
     toml = "[[assumption]]\n" + "".join(f'{k} = "{v}"\n' for k, v in ENTRY.items() if k != key)
     with pytest.raises(ValueError, match=f"lacks {key}$"):
         _reviewed(tmp_path, toml)
+
+
+def test_a_wrapped_location_is_read_from_the_last_line_and_a_last_prop_may_have_none():
+    wrapped = A.parse_theories('theory T\n  axiom a_long_name\n    #"f.mlw" 1 2 3#')
+    assert wrapped == [{"theory": "T", "kind": "axiom", "name": "a_long_name", "loc": ("f.mlw", 1, 2, 3)}]
+    assert A.parse_theories("theory T\n  axiom last") == [{"theory": "T", "kind": "axiom", "name": "last", "loc": None}]
