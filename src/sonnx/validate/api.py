@@ -6,19 +6,22 @@ import time
 
 import onnx
 
-from . import reader, text
+from . import openvino, reader, text
 from .report import Report
 from .walker import Walker
 
 
 def validate(model_or_path: str | os.PathLike | onnx.ModelProto) -> Report:
-    """Judge one ONNX model against the SONNX profile.
+    """Judge one ONNX model (or an OpenVINO IR, a path ending in .xml) against the SONNX profile.
 
     Accepts a path or an ``onnx.ModelProto``. Never reads external weights. Returns a Report
     whose ``findings`` hold every violation (``report.conforms`` is True when there is none);
     when the model cannot be read, ``report.error`` says why and there is no verdict.
     Raises TypeError only for an argument that is neither a path nor a ModelProto.
     """
+    if isinstance(model_or_path, (str, os.PathLike)) and \
+            os.fsdecode(model_or_path).lower().endswith(".xml"):
+        return openvino.validate_ir(model_or_path)   # OpenVINO IR: spec/openvino.md
     shown = "<ModelProto>" if isinstance(model_or_path, onnx.ModelProto) else None
     path = None
     if shown is None and isinstance(model_or_path, (str, os.PathLike)):

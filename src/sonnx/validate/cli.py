@@ -29,13 +29,16 @@ def exit_status(reports) -> int:
     return 1 if any(r.findings for r in reports) else 0
 
 
+MODEL_SUFFIXES = (".onnx", ".xml")   # ONNX models and OpenVINO IR
+
+
 def _skip(name: str) -> bool:
     return name.startswith(".")   # .git, .venv, ...: never a user's models, as ruff excludes them
 
 
 def models_in(paths: list[str]) -> list[str]:
-    """``paths`` with each directory replaced by the *.onnx files below it, sorted (the same
-    order on every machine); hidden directories are not entered, symbolic links to
+    """``paths`` with each directory replaced by the *.onnx and *.xml (OpenVINO IR) files below
+    it, sorted (the same order on every machine); hidden directories are not entered, symbolic links to
     directories are not followed. ValueError for a directory that holds no model."""
     out: list[str] = []
     for path in paths:
@@ -50,9 +53,9 @@ def models_in(paths: list[str]) -> list[str]:
         for here, dirs, files in os.walk(path, onerror=unreadable):
             dirs[:] = [d for d in dirs if not _skip(d)]
             found += [os.path.join(here, f) for f in files
-                      if f.endswith(".onnx") and not _skip(f) and os.path.isfile(os.path.join(here, f))]
+                      if f.endswith(MODEL_SUFFIXES) and not _skip(f) and os.path.isfile(os.path.join(here, f))]
         if not found:
-            raise ValueError(f"no *.onnx file under the directory {shown_path(path)}")
+            raise ValueError(f"no *.onnx or *.xml file under the directory {shown_path(path)}")
         out += sorted(found, key=lambda p: os.path.relpath(p, path).split(os.sep))
     return out
 
@@ -101,7 +104,8 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                     "Options not given here are read from [tool.sonnx.validate] in the closest "
                     "pyproject.toml.")
     p.add_argument("models", nargs="+", metavar="PATH",
-                   help="ONNX model file(s), or directories searched for *.onnx (sorted)")
+                   help="ONNX model or OpenVINO IR (.xml) file(s), or directories searched for *.onnx "
+                        "and *.xml (sorted)")
     p.add_argument("--format", choices=sorted(FORMATS), default=None,
                    help="text (default, grouped by requirement), json (spec/validate-json-schema.md) "
                         "or sarif (SARIF 2.1.0)")

@@ -30,8 +30,9 @@ class Loaded:
     declared: list[Finding] = field(default_factory=list)  # PROF-R2 on declarations as written
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    """The file's bytes, refusing a missing, empty or oversized file before parsing it."""
+def read_bytes(path: str | os.PathLike, *, kind: str = "an ONNX model", limit: int = MAX_BYTES) -> bytes:
+    """The file's bytes, refusing a missing, empty or oversized file before parsing it
+    (``kind`` and ``limit``: what the file should be, for the OpenVINO IR reader too)."""
     shown = text.shown_path(path)
     try:
         st = os.stat(path)
@@ -44,7 +45,9 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     if not os.path.isfile(path):
         raise Unreadable(f"{shown}: not a regular file")
     if st.st_size == 0:
-        raise Unreadable(f"{shown}: empty file, not an ONNX model")
+        raise Unreadable(f"{shown}: empty file, not {kind}")
+    if st.st_size > limit and limit != MAX_BYTES:
+        raise Unreadable(f"{shown}: {st.st_size} bytes, over the {limit} bytes sonnx reads as {kind}")
     if st.st_size > MAX_BYTES:
         raise Unreadable(f"{shown}: {st.st_size} bytes, over the 2 GiB limit of a protobuf ONNX "
                          "model; store the weights as external data (onnx.save(..., "

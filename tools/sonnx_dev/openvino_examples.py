@@ -1,0 +1,49 @@
+"""Writes examples/openvino/: the IR of each shipped ONNX example, converted by OpenVINO's own
+converter (openvino.convert_model, then openvino.save_model without fp16 compression, which
+would insert Convert layers), and the two Multiply-1 examples of the OpenVINO specification
+(seed 001), built with OpenVINO's opset1 API. Run from the repository root:
+
+    .venv/bin/python tools/sonnx_dev/openvino_examples.py
+
+The verdicts each file must get are in examples/openvino/expected.json (hand-written, not
+generated here: tests/validate/test_openvino_examples.py checks them).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import openvino as ov
+import openvino.opset1 as ops
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = Path("examples/openvino")
+
+
+def seed_multiply(name: str, a: list[int], b: list[int], auto_broadcast: str) -> ov.Model:
+    """Seed 001's Multiply-1 examples: two f32 Parameters, one Multiply, one Result."""
+    x = ops.parameter(a, ov.Type.f32, name="a")
+    y = ops.parameter(b, ov.Type.f32, name="b")
+    product = ops.multiply(x, y, auto_broadcast=auto_broadcast, name="multiply")
+    return ov.Model([ops.result(product, name="c")], [x, y], name)
+
+
+def main() -> int:
+    os.chdir(ROOT)     # relative paths: the converter records the input path in the IR
+    OUT.mkdir(parents=True, exist_ok=True)
+    for onnx_path in sorted(Path("examples").glob("*.onnx")):
+        model = ov.convert_model(str(onnx_path))
+        ov.save_model(model, str(OUT / f"{onnx_path.stem}.xml"), compress_to_fp16=False)
+        print(f"converted {onnx_path} -> {OUT / onnx_path.stem}.xml")
+    seeds = {"seed_multiply_none": ([256, 56], [256, 56], "none"),
+             "seed_multiply_broadcast": ([8, 1, 6, 1], [7, 1, 5], "numpy")}
+    for name, (a, b, mode) in seeds.items():
+        ov.save_model(seed_multiply(name, a, b, mode), str(OUT / f"{name}.xml"),
+                      compress_to_fp16=False)
+        print(f"built {OUT / name}.xml (Multiply-1, auto_broadcast={mode})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
