@@ -55,7 +55,8 @@ def models_in(paths: list[str]) -> list[str]:
             found += [os.path.join(here, f) for f in files
                       if f.endswith(MODEL_SUFFIXES) and not _skip(f) and os.path.isfile(os.path.join(here, f))]
         if not found:
-            raise ValueError(f"no *.onnx or *.xml file under the directory {shown_path(path)}")
+            raise ValueError(f"no *.onnx file under the directory {shown_path(path)} (and no "
+                             "*.xml OpenVINO IR)")
         out += sorted(found, key=lambda p: os.path.relpath(p, path).split(os.sep))
     return out
 
