@@ -128,7 +128,7 @@ def test_a_mapped_layer_whose_operator_is_not_registered_is_refused(tmp_path, mo
 
 
 @pytest.mark.req("PROF-R1")
-@pytest.mark.parametrize("version", ["extension", "opset0", "", "opset1x"])
+@pytest.mark.parametrize("version", ["extension", "opset0", "", "opset1x", "opset18", "opset99"])
 def test_a_layer_version_that_is_no_opset_is_refused(tmp_path, version):
     r = judge(tmp_path, binary("Multiply", [2], [2], version=version))
     assert rules_of(r) == ["PROF-R1"] and r.findings[0].node_index == 2

@@ -49,6 +49,19 @@ def test_unregistered_layers_are_refused_meanwhile():
         assert [(f.rule, f.op_type) for f in r.findings] == [("PROF-R1", "MatMul")]
 
 
+def test_the_committed_ir_is_what_openvino_writes(tmp_path, capsys):
+    """A fresh conversion with the installed openvino gives the committed files byte for byte
+    (the IR records the converter's version: a new openvino needs a new conversion)."""
+    pytest.importorskip("openvino", reason="openvino (dev extra) is not installed")
+    from sonnx_dev import openvino_examples
+    assert openvino_examples.main(["--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    fresh = sorted(p.name for p in tmp_path.iterdir())
+    assert fresh == sorted(p.name for p in IR.iterdir() if p.suffix in (".xml", ".bin"))
+    for name in fresh:
+        assert (tmp_path / name).read_bytes() == (IR / name).read_bytes(), name
+
+
 def test_every_ir_example_has_an_expected_verdict():
     assert {p.name for p in IR.glob("*.xml")} == set(EXPECTED)
     for name, entry in EXPECTED.items():

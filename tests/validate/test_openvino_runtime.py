@@ -206,6 +206,14 @@ def test_types_the_plugin_computes_otherwise(t, model):
     print(f"{t}: {int(bad.sum())} of {a.size} results differ from sonnx.mul")
 
 
+def test_the_reader_knows_every_opset_of_the_installed_openvino():
+    import importlib.util
+    from sonnx.validate.openvino import MAX_OV_OPSET
+    assert importlib.util.find_spec(f"openvino.opset{MAX_OV_OPSET}") is not None
+    assert importlib.util.find_spec(f"openvino.opset{MAX_OV_OPSET + 1}") is None, \
+        "OpenVINO has a new opset: check that the mapped layers are unchanged in it, then raise MAX_OV_OPSET"
+
+
 # ------------------------------------------------------------------ the IR examples, run
 @pytest.mark.req("MUL-R1", "ADD-R1")
 @pytest.mark.parametrize("name,kernel", [("mul_ok", sonnx.mul), ("seed_multiply_none", sonnx.mul),

@@ -1,9 +1,12 @@
 """Writes examples/openvino/: the IR of each shipped ONNX example, converted by OpenVINO's own
 converter (openvino.convert_model, then openvino.save_model without fp16 compression, which
 would insert Convert layers), and the two Multiply-1 examples of the OpenVINO specification
-(seed 001), built with OpenVINO's opset1 API. Run from the repository root:
+(seed 001), built with OpenVINO's opset1 API. Usage:
 
-    .venv/bin/python tools/sonnx_dev/openvino_examples.py
+    .venv/bin/python tools/sonnx_dev/openvino_examples.py [--out DIR]
+
+(--out: another folder than examples/openvino, e.g. to compare a fresh conversion with the
+committed files, as tests/validate/test_openvino_examples.py does.)
 
 The verdicts each file must get are in examples/openvino/expected.json (hand-written, not
 generated here: tests/validate/test_openvino_examples.py checks them).
@@ -29,21 +32,28 @@ def seed_multiply(name: str, a: list[int], b: list[int], auto_broadcast: str) ->
     return ov.Model([ops.result(product, name="c")], [x, y], name)
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
+    if argv and (argv[0] != "--out" or len(argv) != 2):
+        print("usage: openvino_examples.py [--out DIR]", file=sys.stderr)
+        return 2
+    out = Path(argv[1]).resolve() if argv else ROOT / OUT
     os.chdir(ROOT)     # relative paths: the converter records the input path in the IR
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     for onnx_path in sorted(Path("examples").glob("*.onnx")):
         model = ov.convert_model(str(onnx_path))
-        ov.save_model(model, str(OUT / f"{onnx_path.stem}.xml"), compress_to_fp16=False)
-        print(f"converted {onnx_path} -> {OUT / onnx_path.stem}.xml")
+        ov.save_model(model, str(out / f"{onnx_path.stem}.xml"), compress_to_fp16=False)
+        print(f"converted {onnx_path} -> {out / onnx_path.stem}.xml")
     seeds = {"seed_multiply_none": ([256, 56], [256, 56], "none"),
              "seed_multiply_broadcast": ([8, 1, 6, 1], [7, 1, 5], "numpy")}
     for name, (a, b, mode) in seeds.items():
-        ov.save_model(seed_multiply(name, a, b, mode), str(OUT / f"{name}.xml"),
+        ov.save_model(seed_multiply(name, a, b, mode), str(out / f"{name}.xml"),
                       compress_to_fp16=False)
-        print(f"built {OUT / name}.xml (Multiply-1, auto_broadcast={mode})")
+        print(f"built {out / name}.xml (Multiply-1, auto_broadcast={mode})")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
