@@ -133,11 +133,11 @@ def _ports(layer: ET.Element, kind: str, where: str) -> list[Port]:
         raise MalformedIR(f"{where} has {len(section)} <{kind}> sections")
     out, seen = [], set()
     for p in (section[0].findall("port") if section else []):
-        pid = _int(p.get("id"), f"a port id of {where}")
+        pid = _int(p.get("id"), f"{where}: a port id")
         if pid in seen:
             raise MalformedIR(f"{where} has two ports with id {pid}")
         seen.add(pid)
-        dims = tuple(_dim(d.text, f"port {pid} of {where}") for d in p.findall("dim"))
+        dims = tuple(_dim(d.text, f"{where}: port {pid}") for d in p.findall("dim"))
         out.append(Port(pid, dims, p.get("precision"), p.get("names")))
     return out
 
@@ -156,7 +156,7 @@ def parse(data: bytes, shown: str) -> tuple[int, list[Layer], list[tuple[int, in
         raise MalformedIR(f"{shown}: the XML root is <{text.neutral(str(root.tag))[:40]}>, not "
                           "<net>: not an OpenVINO IR")
     version = root.get("version")
-    if version is None or not version.strip().isdigit() or int(version) not in IR_VERSIONS:
+    if version is None or not _INT.match(version.strip()) or int(version) not in IR_VERSIONS:
         raise MalformedIR(f"{shown}: IR version {text.neutral(str(version))[:20]!r}; sonnx reads "
                           "IR versions 10 and 11 (re-save the model with openvino.save_model)")
     sections = {tag: root.findall(tag) for tag in ("layers", "edges")}
@@ -262,7 +262,7 @@ def _structure(layer: Layer, shown: str) -> None:
             raise MalformedIR(f"{shown}: {layer.where} has no element_type")
         if "shape" in layer.data:
             written = layer.data["shape"].strip()
-            dims = tuple(_dim(d, f"the shape of {layer.where}") for d in written.split(",")) \
+            dims = tuple(_dim(d, f"{shown}: the shape of {layer.where}") for d in written.split(",")) \
                 if written else ()
             if dims != port.dims:
                 raise MalformedIR(f"{shown}: {layer.where} declares the shape {_shape(dims)} but "
