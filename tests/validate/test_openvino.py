@@ -120,6 +120,15 @@ def test_a_layer_outside_the_profile_is_named_by_id_and_name(tmp_path):
 
 
 @pytest.mark.req("PROF-R1")
+def test_a_convert_layer_is_refused_with_the_way_out(tmp_path):
+    data = net([parameter(0, [2], "f16", "a"), layer(1, "Convert", data={"destination_type": "f32"},
+                                                    inputs=[[2]], outputs=[[2]]),
+                layer(2, "Result", inputs=[[2]])], [(0, 0, 1, 0), (1, 1, 2, 0)])
+    r = judge(tmp_path, data)
+    assert rules_of(r) == ["PROF-R1"] and "compress_to_fp16=False" in r.findings[0].message
+
+
+@pytest.mark.req("PROF-R1")
 def test_a_mapped_layer_whose_operator_is_not_registered_is_refused(tmp_path, monkeypatch):
     monkeypatch.setitem(openvino.LAYERS, "Divide", ("Div", 1))   # Div is no profile operator
     r = judge(tmp_path, binary("Divide", [2, 3], [2, 3]))

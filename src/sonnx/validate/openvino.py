@@ -354,6 +354,9 @@ def check(layers: list[Layer], feeds: dict[tuple[int, int], Port], shown: str) -
                 why = f"has the version {text.neutral(layer.version)!r}, not opset1 to opset{MAX_OV_OPSET}"
             elif mapped:
                 why = f"maps onto ONNX {mapped[0]}, which is not a profile operator (yet)"
+            elif layer.type == "Convert":   # a cast; usually the decompression of f16 weights
+                why = ("is not in the SONNX profile (an explicit cast; openvino.save_model stores "
+                       "weights as f16 behind Convert layers unless given compress_to_fp16=False)")
             else:
                 why = "is not in the SONNX profile"
             found.append(_finding("PROF-R1", f"layer type {layer.type} {why}; the profile admits "
