@@ -273,6 +273,8 @@ MALFORMED = {
     "transpose flag": (binary("MatMul", [2, 3], [3, 4], [2, 4], data={"transpose_a": "maybe"}),
                        "transpose_a='maybe', not a boolean"),
     "output contradicts": (binary("Multiply", [2, 3], [2, 3], [3, 2]), "computes the shape (2, 3)"),
+    "output type contradicts": (binary("Multiply", [2], [2], out_type="i32"),
+                                "computes float but its output port says int32"),
     "two layers sections": (GOOD.replace(b"<edges>", b"<layers/><edges>"), "2 <layers> sections"),
     "not UTF-8": (GOOD.replace(b'name="op"', b'name="\xff\xfe"'), "not well-formed XML"),
     "empty": (b"", "empty file, not an OpenVINO IR"),

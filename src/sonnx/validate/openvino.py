@@ -385,6 +385,11 @@ def check(layers: list[Layer], feeds: dict[tuple[int, int], Port], shown: str) -
         if want is not None and all(isinstance(d, int) for d in got) and tuple(got) != want:
             raise MalformedIR(f"{shown}: {layer.where} computes the shape {_shape(want)} but its "
                               f"output port says {_shape(got)}")
+        types = {sig.elem_type for sig in sigs}
+        out_type = _elem(layer, layer.outputs[0])
+        if len(types) == 1 and None not in types and out_type not in (None, *types):
+            raise MalformedIR(f"{shown}: {layer.where} computes {types.pop()} but its output port "
+                              f"says {out_type}")
     return found
 
 
