@@ -61,6 +61,22 @@ def test_elementwise_verdicts_are_the_registry_functions(tmp_path, kind, op, a, 
         assert [f.rule for f in r.findings] == [expected]
 
 
+@pytest.mark.req("MUL-R1", "MUL-R4")
+def test_no_second_copy_of_a_rule(tmp_path, monkeypatch):
+    """Planted fault: with Mul's constraint function replaced in the registry, the IR's verdicts
+    change with it (a broadcast and a shape mismatch pass): the IR reader decides nothing itself."""
+    import dataclasses
+    from sonnx.ops import registry
+    bcast = binary("Multiply", [2, 3], [3], [2, 3])
+    clash = binary("Multiply", [2, 3], [3, 2], [2, 3], data={"auto_broadcast": "none"})
+    assert rules_of(judge(tmp_path, bcast)) == ["MUL-R4"] and rules_of(judge(tmp_path, clash)) == ["MUL-R1"]
+    table = dict(registry.operators())
+    table["Mul"] = dataclasses.replace(table["Mul"], constraints=lambda sigs, attrs, opset: [])
+    monkeypatch.setattr(openvino, "operators", lambda: table)
+    monkeypatch.setattr(openvino.rules, "operators", lambda: table)
+    assert judge(tmp_path, bcast).conforms and judge(tmp_path, clash).conforms
+
+
 @pytest.mark.req("MUL-R4", "ADD-R4", "SUB-R4")
 @pytest.mark.parametrize("kind,op", ELEMENTWISE)
 def test_pdpd_is_read_as_broadcast_1_and_refused_whatever_the_shapes(tmp_path, kind, op):
