@@ -10,9 +10,10 @@ from .errors import ProfileViolation, Violation
 from .ops.add import add
 from .ops.gemm import gemm
 from .ops.mul import mul
+from .ops.relu import relu
 from .ops.sub import sub
 
-__all__ = ["ProfileViolation", "Violation", "add", "gemm", "mul", "sub", "validate"]
+__all__ = ["ProfileViolation", "Violation", "add", "gemm", "mul", "relu", "sub", "validate"]
 __version__ = "0.1.0"
 
 

@@ -32,7 +32,7 @@ import operator as python_ops
 
 from sonnx.ops.registry import operator
 
-from . import elementwise, gemm_cases, helpers
+from . import elementwise, gemm_cases, helpers, relu_cases
 from .common import Case, Harness, Mutant
 from .edges import product_ties, sum_ties
 from .elementwise import Elementwise
@@ -46,6 +46,7 @@ HARNESSES: tuple[Harness, ...] = (
     *elementwise.harnesses(MUL),
     *elementwise.harnesses(ADD),
     *elementwise.harnesses(SUB),
+    *relu_cases.HARNESSES,
     *helpers.HARNESSES,
     *gemm_cases.HARNESSES,
 )
@@ -87,6 +88,13 @@ MUTANTS: tuple[Mutant, ...] = (
             ("sub-float/float16.scalar", ((7,), (7,)))),                              # 1 - 1 is +0, not -0
     _mutant("sub_broadcast_accepted", ("SUB-R4",), ("sub-refusals/pairs",),
             ("sub-refusals/pairs", (4, 1, 0, 0)), module="broadcast_accepted"),   # (2, 3) - (1,): R4
+    # Relu: -0 kept as -0, a NaN turned into 0, unsigned integers accepted
+    _mutant("relu_minus_zero_kept", ("RELU-R3",), ("relu-float/float.scalar", "relu-float/float16.scalar"),
+            ("relu-float/float.scalar", ((1,),))),                                   # -0 gives +0
+    _mutant("relu_nan_to_zero", ("RELU-R3",), ("relu-float/double.scalar", "relu-float/float16.scalar"),
+            ("relu-float/double.scalar", ((19,),))),                                  # NaN gives NaN
+    _mutant("relu_unsigned_accepted", ("RELU-R2",), ("relu-refusals/types",),
+            ("relu-refusals/types", (0, 4))),                                         # uint8: RELU-R2
     # A stored (2, 3) with transA: A'[1, 0] is at flat 1, the mutant reads flat 3
     _mutant("gemm_transpose_index", ("GEMM-R1",), ("gemm-index/a_index", "gemm-signed/int32.3x2x2"),
             ("gemm-index/a_index", (True, 2, 3, 1, 0))),
