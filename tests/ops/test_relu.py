@@ -365,3 +365,40 @@ def test_onnx_ships_a_pytorch_relu_model_that_conforms_and_runs():
         x = numpy_helper.to_array(onnx.load_tensor(str(data / "input_0.pb")))
         y = numpy_helper.to_array(onnx.load_tensor(str(data / "output_0.pb")))
         assert_same_bits(sonnx.relu(x), y)
+
+
+# ---------------------------------------------------------------- any argument
+def _verdict(x, opset) -> tuple:
+    """What one call gives: ("ok", shape, dtype), ("refused", IDs) or ("TypeError", message)."""
+    try:
+        with np.errstate(all="ignore"):
+            y = sonnx.relu(x, opset=opset)
+    except sonnx.ProfileViolation as e:
+        return ("refused", tuple(v.requirement for v in e.violations))
+    except TypeError as e:
+        assert str(e).startswith("sonnx.relu:"), e
+        return ("TypeError", str(e))
+    assert type(y) is np.ndarray and y.shape == np.shape(x)
+    return ("ok", y.shape, y.dtype)
+
+
+@pytest.mark.req("RELU-R1", "RELU-R2", "PROF-R3")
+def test_any_argument_gives_a_result_or_a_clear_refusal_whatever_came_before():
+    """Any x and any opset (test_arguments.py's odd values: wrong types, masked arrays, matrices,
+    huge ints, failing reprs): a result, ProfileViolation or a sonnx TypeError, never another
+    exception; and each call of a random sequence gets the verdict of a fresh process (the memo
+    keeps accepted calls only; remembering a call before checking it makes this fail)."""
+    from .test_arguments import any_value, arrays
+
+    opsets = st.one_of(st.integers(-2, 30), any_value)
+
+    @settings(max_examples=150, deadline=None)
+    @given(calls=st.lists(st.tuples(st.one_of(arrays, any_value), opsets), min_size=1, max_size=6))
+    def check(calls):
+        calls = calls + calls           # every call again, after the others: the memo at work
+        clear_memos()
+        seen = [_verdict(x, o) for x, o in calls]
+        for (x, o), verdict in zip(calls, seen):
+            clear_memos()
+            assert _verdict(x, o) == verdict
+    check()
