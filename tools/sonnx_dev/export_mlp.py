@@ -121,6 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true",
                     help="export into a temporary folder and compare with the committed models")
     args = ap.parse_args(argv)
+    try:
+        import onnxscript  # noqa: F401 -- the dynamo exporter's dependency
+        import torch  # noqa: F401
+    except ImportError as exc:
+        print(f"export_mlp.py: {exc.name} is missing; regenerating the models needs torch and "
+              "onnxscript, which the dev lock leaves out: pip install torch onnxscript "
+              "(in a separate virtual environment)", file=sys.stderr)
+        return 2
     if not args.check:
         for p in export(args.out):
             print(p)
