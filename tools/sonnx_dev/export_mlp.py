@@ -6,6 +6,8 @@ from PyTorch, with both exporters, and store them under tests/e2e/models/.
 Needs torch (with onnxscript for the dynamo exporter), which CI does not install: the models
 are committed and the tests (tests/e2e/) read them without torch. ``--check`` exports into a
 temporary folder and compares byte for byte with the committed files (exit 1 on a difference).
+The committed files were made, and re-made identically, with torch 2.13.0+cpu, onnxscript 0.7.2
+and onnx 1.23.2; other versions may write other bytes (node names, metadata).
 
 What is exported (batch 2, 8 -> 16 -> 16 -> 4, float32, weights from torch.manual_seed(0)):
 - the TorchScript exporter (``dynamo=False``) at opsets 13 and 17, with bias=True (Gemm with a
