@@ -222,6 +222,15 @@ def test_agrees_with_onnxruntime_on_every_half_value(name):
     _compare(_onnxruntime(x), x, "-0")
 
 
+@pytest.mark.req("RELU-R3")
+def test_onnxruntime_float16_nans_lose_their_payload_keep_their_sign():
+    """spec/relu.md's table: onnxruntime's float16 Relu gives the default quiet NaN of the input's
+    sign; sonnx.relu returns the input NaN itself. Both are NaN, which is all RELU-R3 asks."""
+    x = np.array([0x7E01, 0xFE03, 0x7E00, 0xFE00], np.uint16).view(np.float16)
+    assert np.array_equal(bits(_onnxruntime(x)), np.array([0x7E00, 0xFE00, 0x7E00, 0xFE00], np.uint16))
+    assert np.array_equal(bits(sonnx.relu(x)), bits(x))
+
+
 # onnx.reference is np.maximum(x, 0): -0 kept in float16 only (numpy's float16 loop)
 @pytest.mark.req("RELU-R3")
 @pytest.mark.parametrize("name", TYPES)
