@@ -32,7 +32,7 @@ import operator as python_ops
 
 from sonnx.ops.registry import operator
 
-from . import elementwise, gemm_cases, helpers, relu_cases
+from . import elementwise, gemm_cases, helpers, matmul_cases, relu_cases
 from .common import Case, Harness, Mutant
 from .edges import product_ties, sum_ties
 from .elementwise import Elementwise
@@ -49,6 +49,7 @@ HARNESSES: tuple[Harness, ...] = (
     *relu_cases.HARNESSES,
     *helpers.HARNESSES,
     *gemm_cases.HARNESSES,
+    *matmul_cases.HARNESSES,
 )
 
 
@@ -107,6 +108,17 @@ MUTANTS: tuple[Mutant, ...] = (
     # int32 edge values: max * 2 wraps to -2, the mutant clamps to max
     _mutant("gemm_saturation", ("GEMM-R7",), ("gemm-signed/int32.1x3x1.edges", "gemm-unsigned/uint32.1x3x1"),
             ("gemm-signed/int32.1x3x1.edges", (False, False, False, (10, 3, 3), (5, 3, 3), (3,)))),
+    # MatMul: the products summed from the last to the first (Gemm's index helpers bent)
+    # double ties: (1 + u)(1 + u) + (1 + u) 3 + (1 + u)(-(1 + 3u)) rounds differently backwards
+    _mutant("matmul_k_descending", ("MATMUL-R5",), ("matmul-float/double.1x3x1.ties",
+                                                    "matmul-float/float16.1x3x1.ties"),
+            ("matmul-float/double.1x3x1.ties", ((0, 0, 0), (0, 3, 2)))),
+    # A (3, 2) = [[1, 0], ...] times B = [[0, 1], [0, 0]]: Y[0] is [0, 1]; with B^T it is [0, 0]
+    _mutant("matmul_transposed", ("MATMUL-R5",), ("matmul-int/int32.3x2x2", "matmul-int/int32.2x1x3"),
+            ("matmul-int/int32.3x2x2", ((1, 0, 0, 0, 0, 0), (0, 1, 0, 0)))),
+    # A (2, 2, 3) with B (3, 2): B would be reused for both matrices, must be R4 (and R1)
+    _mutant("matmul_broadcast_accepted", ("MATMUL-R4",), ("matmul-refusals/shapes",),
+            ("matmul-refusals/shapes", (3, 0))),
 )
 
 
