@@ -70,7 +70,7 @@ def add_bias_broadcast():
 
 def non_profile_op():
     return _model([helper.make_node("Mul", ["a", "b"], ["c"], name="mul"),
-                   helper.make_node("Relu", ["c"], ["y"], name="relu")],
+                   helper.make_node("Sigmoid", ["c"], ["y"], name="sigmoid")],
                   [_vi("a", [2, 3]), _vi("b", [2, 3])], [_vi("y", [2, 3])])
 
 

@@ -9,10 +9,12 @@ import types
 from .errors import ProfileViolation, Violation
 from .ops.add import add
 from .ops.gemm import gemm
+from .ops.matmul import matmul
 from .ops.mul import mul
+from .ops.relu import relu
 from .ops.sub import sub
 
-__all__ = ["ProfileViolation", "Violation", "add", "gemm", "mul", "sub", "validate"]
+__all__ = ["ProfileViolation", "Violation", "add", "gemm", "matmul", "mul", "relu", "sub", "validate"]
 __version__ = "0.1.0"
 
 

@@ -108,6 +108,15 @@ def declared_post(fn: Callable, **kwargs) -> bool:
     return True
 
 
+def outcome(kernel: Callable, *args) -> tuple:
+    """("ok", the result) or ("refused", the requirement IDs of the ProfileViolation raised)."""
+    from sonnx.errors import ProfileViolation
+    try:
+        return ("ok", kernel(*args))
+    except ProfileViolation as e:
+        return ("refused", frozenset(v.requirement for v in e.violations))
+
+
 # ---------------------------------------------------------------- helping CrossHair's paths
 def pick(table, i: int):
     """table[i], chosen by comparing i with each position: CrossHair branches once per entry and

@@ -32,7 +32,7 @@ import operator as python_ops
 
 from sonnx.ops.registry import operator
 
-from . import elementwise, gemm_cases, helpers
+from . import elementwise, gemm_cases, helpers, matmul_cases, relu_cases
 from .common import Case, Harness, Mutant
 from .edges import product_ties, sum_ties
 from .elementwise import Elementwise
@@ -46,8 +46,10 @@ HARNESSES: tuple[Harness, ...] = (
     *elementwise.harnesses(MUL),
     *elementwise.harnesses(ADD),
     *elementwise.harnesses(SUB),
+    *relu_cases.HARNESSES,
     *helpers.HARNESSES,
     *gemm_cases.HARNESSES,
+    *matmul_cases.HARNESSES,
 )
 
 
@@ -87,6 +89,13 @@ MUTANTS: tuple[Mutant, ...] = (
             ("sub-float/float16.scalar", ((7,), (7,)))),                              # 1 - 1 is +0, not -0
     _mutant("sub_broadcast_accepted", ("SUB-R4",), ("sub-refusals/pairs",),
             ("sub-refusals/pairs", (4, 1, 0, 0)), module="broadcast_accepted"),   # (2, 3) - (1,): R4
+    # Relu: -0 kept as -0, a NaN turned into 0, unsigned integers accepted
+    _mutant("relu_minus_zero_kept", ("RELU-R3",), ("relu-float/float.scalar", "relu-float/float16.scalar"),
+            ("relu-float/float.scalar", ((1,),))),                                   # -0 gives +0
+    _mutant("relu_nan_to_zero", ("RELU-R3",), ("relu-float/double.scalar", "relu-float/float16.scalar"),
+            ("relu-float/double.scalar", ((19,),))),                                  # NaN gives NaN
+    _mutant("relu_unsigned_accepted", ("RELU-R2",), ("relu-refusals/types",),
+            ("relu-refusals/types", (0, 4))),                                         # uint8: RELU-R2
     # A stored (2, 3) with transA: A'[1, 0] is at flat 1, the mutant reads flat 3
     _mutant("gemm_transpose_index", ("GEMM-R1",), ("gemm-index/a_index", "gemm-signed/int32.3x2x2"),
             ("gemm-index/a_index", (True, 2, 3, 1, 0))),
@@ -99,6 +108,17 @@ MUTANTS: tuple[Mutant, ...] = (
     # int32 edge values: max * 2 wraps to -2, the mutant clamps to max
     _mutant("gemm_saturation", ("GEMM-R7",), ("gemm-signed/int32.1x3x1.edges", "gemm-unsigned/uint32.1x3x1"),
             ("gemm-signed/int32.1x3x1.edges", (False, False, False, (10, 3, 3), (5, 3, 3), (3,)))),
+    # MatMul: the products summed from the last to the first (Gemm's index helpers bent)
+    # double ties: (1 + u)(1 + u) + (1 + u) 3 + (1 + u)(-(1 + 3u)) rounds differently backwards
+    _mutant("matmul_k_descending", ("MATMUL-R5",), ("matmul-float/double.1x3x1.ties",
+                                                    "matmul-float/float16.1x3x1.ties"),
+            ("matmul-float/double.1x3x1.ties", ((0, 0, 0), (0, 3, 2)))),
+    # A (3, 2) = [[1, 0], ...] times B = [[0, 1], [0, 0]]: Y[0] is [0, 1]; with B^T it is [0, 0]
+    _mutant("matmul_transposed", ("MATMUL-R5",), ("matmul-int/int32.3x2x2", "matmul-int/int32.2x1x3"),
+            ("matmul-int/int32.3x2x2", ((1, 0, 0, 0, 0, 0), (0, 1, 0, 0)))),
+    # A (2, 2, 3) with B (3, 2): B would be reused for both matrices, must be R4 (and R1)
+    _mutant("matmul_broadcast_accepted", ("MATMUL-R4",), ("matmul-refusals/shapes",),
+            ("matmul-refusals/shapes", (3, 0))),
 )
 
 

@@ -189,13 +189,13 @@ def test_integer_gemm_attributes_and_opset_reach_the_rules():
 
 @pytest.mark.req("PROF-R1", "PROF-R3")
 def test_functions_never_called_are_judged_in_their_own_graph():
-    body = [helper.make_node("Relu", ["p"], ["r"], name="relu")]
+    body = [helper.make_node("Sigmoid", ["p"], ["r"], name="sigmoid")]
     fn = helper.make_function("local", "Unused", ["p"], ["r"], body,
                               opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
     m = M.mul([2, 3], [2, 3])
     m.functions.append(fn)
     found = [(f.rule, f.graph, f.node_name) for f in validate(m).findings]
-    assert ("PROF-R1", "function:local::Unused", "relu") in found
+    assert ("PROF-R1", "function:local::Unused", "sigmoid") in found
     assert ("PROF-R3", "function:local::Unused", None) in found
 
 

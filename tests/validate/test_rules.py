@@ -90,7 +90,7 @@ def test_gemm6_broadcast_attribute_refused():
 
 @pytest.mark.req("PROF-R1")
 def test_non_profile_operator_refused():
-    m = M.model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [M.vi("x", [2, 3])],
+    m = M.model([helper.make_node("Sigmoid", ["x"], ["y"], name="sigmoid")], [M.vi("x", [2, 3])],
                 [M.vi("y", [2, 3])])
     r = validate(m)
     assert rules(r) == ["PROF-R1"] and r.findings[0].op_version == 13
@@ -265,7 +265,7 @@ def test_function_attribute_reference_resolved_at_call_site():
 @pytest.mark.req("PROF-R1")
 def test_uncalled_function_operators_checked():
     fn = helper.make_function("local", "Unused", ["p"], ["r"],
-                              [helper.make_node("Relu", ["p"], ["r"], name="fr")],
+                              [helper.make_node("Sigmoid", ["p"], ["r"], name="fr")],
                               opset_imports=[helper.make_opsetid("", 13)])
     m = M.mul([2, 3], [2, 3])
     m.functions.append(fn)
@@ -279,7 +279,7 @@ def test_uncalled_function_operators_checked():
 def test_every_violation_reported_not_just_the_first():
     nodes = [helper.make_node("Mul", ["a", "b"], ["c"], name="m_bcast"),
              helper.make_node("Gemm", ["c", "w", "bias"], ["d"], name="linear"),
-             helper.make_node("Relu", ["d"], ["y"], name="relu")]
+             helper.make_node("Sigmoid", ["d"], ["y"], name="sigmoid")]
     w = numpy_helper.from_array(np.ones((3, 4), np.float32), "w")
     bias = numpy_helper.from_array(np.ones((4,), np.float32), "bias")
     m = M.model(nodes, [M.vi("a", [2, 3]), M.vi("b", [3])], [M.vi("y", [2, 4])],

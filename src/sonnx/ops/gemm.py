@@ -52,11 +52,12 @@ def _is_float32_value(x: object) -> bool:
         return False
 
 
-def _type_hint(elem: str) -> str:
+def _type_hint(elem: str, op: str = OP) -> str:
+    """The way out for a type of a later version's set (Gemm's and MatMul's sets grow alike)."""
     if elem == "bfloat16":
-        return "; bfloat16 needs Gemm-13: import opset 13 or later"
+        return f"; bfloat16 needs {op}-13: import opset 13 or later"
     if elem in ("int32", "int64", "uint32", "uint64"):
-        return "; integer Gemm needs Gemm-9: import opset 9 or later"
+        return f"; integer {op} needs {op}-9: import opset 9 or later"
     return ""
 
 
@@ -401,14 +402,19 @@ def _memo_key(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> tuple | No
     return None
 
 
+def check_mode(mode: object, fn: str) -> None:
+    """TypeError or ValueError unless ``mode`` is one of MODES (``fn``: the kernel's name)."""
+    if not isinstance(mode, str):
+        raise TypeError(f"sonnx.{fn}: mode must be a str ('exact' or 'fast'), got {type(mode).__name__}")
+    if mode not in MODES:
+        raise ValueError(f"sonnx.{fn}: unknown mode {shown(mode)}; use 'exact' (bit-exact reference "
+                         "semantics) or 'fast' (BLAS, within the spec's error bound)")
+
+
 def _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> _Plan:
     """Every check of ``gemm``'s arguments: TypeError, ValueError (mode) or ProfileViolation,
     or the plan of the call."""
-    if not isinstance(mode, str):
-        raise TypeError(f"sonnx.gemm: mode must be a str ('exact' or 'fast'), got {type(mode).__name__}")
-    if mode not in MODES:
-        raise ValueError(f"sonnx.gemm: unknown mode {shown(mode)}; use 'exact' (bit-exact reference "
-                         "semantics) or 'fast' (BLAS, within the spec's error bound)")
+    check_mode(mode, "gemm")
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not _is_real_scalar(value):
             raise TypeError(f"sonnx.gemm: {name} must be a real number (a float32 value), got "

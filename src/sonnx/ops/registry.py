@@ -50,12 +50,14 @@ class Operator:
 @lru_cache(maxsize=1)
 def operators() -> dict[str, Operator]:
     """op_type -> Operator, in the order the profile lists them."""
-    from . import add, gemm, mul, sub
+    from . import add, gemm, matmul, mul, relu, sub
     listed = [
         mul.OPERATOR,
         gemm.OPERATOR,
         add.OPERATOR,
         sub.OPERATOR,
+        relu.OPERATOR,
+        matmul.OPERATOR,
     ]
     return {op.name: op for op in listed}
 

@@ -9,17 +9,20 @@ from ..errors import Violation
 from ..ops.registry import operators
 from ..ops.signature import TensorSig
 
-_INT, _FLOAT = onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT
+_INT, _FLOAT, _INTS = onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.INTS
 
 
-def attributes(node: onnx.NodeProto) -> dict[str, int | float]:
-    """The node's INT and FLOAT attributes (the only kinds the profile's operators have)."""
-    out: dict[str, int | float] = {}
+def attributes(node: onnx.NodeProto) -> dict[str, int | float | tuple[int, ...]]:
+    """The node's INT, FLOAT and INTS attributes (the only kinds the profile's operators have;
+    INTS: Relu-1's legacy consumed_inputs, which RELU-R4 refuses)."""
+    out: dict[str, int | float | tuple[int, ...]] = {}
     for a in node.attribute:
         if a.type == _INT:
             out[a.name] = a.i
         elif a.type == _FLOAT:
             out[a.name] = a.f
+        elif a.type == _INTS:
+            out[a.name] = tuple(a.ints)
     return out
 
 

@@ -1,0 +1,211 @@
+"""ONNX MatMul under the SONNX profile: Gemm with alpha = 1, no C and no transposes.
+
+``constraints`` is the only place where MATMUL-R1..R4 are decided (rank-2 operands, dense, one
+type of the version's set, no broadcasting); the kernels and the model validator call it. The
+result (MATMUL-R5) is Gemm's: ``matmul_reference`` calls ``gemm_reference`` and ``matmul`` calls
+``gemm`` (its compiled exact fold or its BLAS path), both with the arguments of
+``gemm_arguments()``; nothing of Gemm's arithmetic is copied here.
+Spec: spec/matmul.md. Proofs: proofs/matmul.mlw (MatMul as lemmas over proofs/gemm.mlw).
+Tests: tests/ops/test_matmul.py.
+"""
+from __future__ import annotations
+
+import icontract
+import numpy as np
+
+from .. import dtypes
+from ..errors import ProfileViolation, Violation, raise_if_any
+from ..profile import kernel_opset
+from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
+from . import gemm
+from .registry import Operator
+from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
+                        static_shape, tensor_shape_violations)
+
+OP = "MatMul"
+LATEST = 13
+# since_version -> element types, from the onnx schemas (tests/test_dtypes.py compares them);
+# MatMul's sets grow as Gemm's do (1, 9, 13), so they are written with the same groups
+TYPE_SETS = {
+    1: dtypes.IEEE_FLOATS,
+    9: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS,
+    13: dtypes.IEEE_FLOATS | dtypes.WIDE_INTS | {"bfloat16"},
+}
+
+
+# MATMUL-R5: Y = MatMul(A, B) is Y = Gemm(A, B; alpha = 1, no C, transA = transB = 0)
+# (proofs/matmul.mlw); both kernels look it up on every call (a CrossHair mutant bends it)
+def gemm_arguments() -> dict:
+    """The arguments of gemm / gemm_reference that make Gemm compute MatMul (C is left out)."""
+    return {"alpha": 1.0, "beta": 1.0, "trans_a": False, "trans_b": False}
+
+
+def _batch(shape: tuple) -> tuple:
+    """The dimensions ONNX would broadcast: all but the last two (a rank-1 operand, promoted to
+    a matrix, has none)."""
+    return tuple(shape[:-2])
+
+
+def _rank_violation(what: str, shape: tuple) -> Violation | None:
+    rank = len(shape)
+    if rank == 2:
+        return None
+    if rank == 0:
+        advice = "MatMul is not defined on scalars; multiply with Mul (same shapes) instead"
+    elif rank == 1:
+        # ONNX (as numpy.matmul) promotes a vector to a matrix and removes the added dimension
+        # from the result: the output's rank then differs from what a rank-2 product gives
+        fix = f"(1, {shape[0]})" if what == "A" else f"({shape[0]}, 1)"
+        advice = (f"ONNX would promote it to a matrix {fix} and drop that dimension from the result; "
+                  f"the profile does no promotion: store it as the matrix {fix} (reshape the initializer, "
+                  "or an array with .reshape)")
+    elif what == "A":
+        advice = ("batched MatMul is outside the profile: when B is one matrix, fold A's batch "
+                  "dimensions into its rows (reshape A to (batch * M, K)); otherwise use one rank-2 "
+                  "MatMul per matrix of the batch")
+    else:
+        advice = "batched MatMul is outside the profile: use one rank-2 MatMul per matrix of the batch"
+    return Violation("MATMUL-R1", f"MatMul input {what} has rank {rank} (shape {tuple(shape)}); the profile "
+                                  f"accepts only rank-2 operands A (M, K) and B (K, N): {advice}")
+
+
+def _broadcasts(a: tuple, b: tuple) -> bool:
+    """True when ONNX would broadcast the batch dimensions of A and B (numpy.matmul's rule): they
+    differ in number or in a pair of static sizes. Symbolic or unknown sizes are PROF-R2's."""
+    ba, bb = _batch(a), _batch(b)
+    if len(ba) != len(bb):
+        return True
+    return any(isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(ba, bb))
+
+
+def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST) -> list[Violation]:
+    """Every profile violation of a MatMul node with inputs ``a`` and ``b`` under ``opset``."""
+    version = dtypes.since_version(OP, opset)
+    if version is None:
+        return [Violation("MATMUL-R3", f"opset {opset} has no MatMul; import opset 1 or later")]
+    # MATMUL-R2 (dense) and MATMUL-R3 (one element type of the version's type set)
+    found = dense_and_typed(OP, version, [("A", a), ("B", b)], dense_rule="MATMUL-R2",
+                            type_rule="MATMUL-R3", hint=lambda elem: gemm._type_hint(elem, OP))
+    known = [(what, t) for what, t in (("A", a), ("B", b)) if not t.sparse and t.shape is not None]
+    # MATMUL-R1: both operands are matrices (no 1-D promotion, no batch)
+    found.extend(v for what, t in known if (v := _rank_violation(what, tuple(t.shape))) is not None)
+    if len(known) < 2:
+        return found
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    # MATMUL-R4: nothing broadcast (comes with R1: only operands of rank other than 2 have batches)
+    if len(sa) and len(sb) and _broadcasts(sa, sb):
+        found.append(Violation("MATMUL-R4", f"MatMul inputs A {sa} and B {sb} have batch dimensions "
+                                            f"{_batch(sa)} and {_batch(sb)}, which ONNX would broadcast "
+                                            "(one operand reused for several products); the profile never "
+                                            "broadcasts: write each product as a MatMul of two matrices"))
+    # MATMUL-R1: the inner dimensions agree (compared only when both are static matrices)
+    if len(sa) == 2 and len(sb) == 2 and static_shape(a) and static_shape(b) and sa[1] != sb[0]:
+        found.append(Violation("MATMUL-R1", f"MatMul inner dimensions disagree: A is {sa[0]} x {sa[1]} and "
+                                            f"B is {sb[0]} x {sb[1]}; the columns of A must equal the rows "
+                                            "of B (transpose an operand's initializer, or use Gemm with "
+                                            "transA/transB)"))
+    return found
+
+
+def node_constraints(sigs, attrs, opset: int) -> list[Violation]:
+    """``constraints`` of a node: its input signatures as the validator reads them (MatMul has no
+    attributes)."""
+    a, b = sigs[0], sigs[1]
+    return constraints(a, b, opset=opset)
+
+
+# ---------------------------------------------------------------- reference kernel
+def _sig(t: TensorValue) -> TensorSig:
+    return TensorSig(t.shape, t.dtype)
+
+
+def _violations(a: TensorValue, b: TensorValue) -> list[Violation]:
+    return (tensor_shape_violations(OP, [("A", _sig(a)), ("B", _sig(b))])
+            + constraints(_sig(a), _sig(b)))
+
+
+def _refusal(a: TensorValue, b: TensorValue) -> ProfileViolation:
+    return ProfileViolation(_violations(a, b))
+
+
+def _well_formed(t: TensorValue) -> bool:
+    return gemm._well_formed(t)
+
+
+def _product_ok(a: TensorValue, b: TensorValue, result: TensorValue) -> bool:
+    """MATMUL-R5, stated independently of the loop: Gemm's exact-mode statement (the fold in
+    numpy's IEEE scalars, integers by congruence) with alpha = 1, no C, no transposes."""
+    return gemm._exact_mode_ok(a, b, None, 1.0, 1.0, False, False, result)
+
+
+# MATMUL-R1, MATMUL-R3, MATMUL-R4: refused inputs raise ProfileViolation (from constraints)
+@icontract.require(lambda a, b: not _violations(a, b), "MATMUL-R1, MATMUL-R3, MATMUL-R4",
+                   error=_refusal, enabled=FULL_CONTRACTS)
+@icontract.require(lambda a, b: _well_formed(a) and _well_formed(b))
+@icontract.ensure(lambda a, b, result:                                                             # MATMUL-R1
+                  result.dtype == a.dtype and result.shape == (a.shape[0], b.shape[1])
+                  and len(result.data) == size(result.shape))
+@icontract.ensure(lambda result: _well_formed(result))                                            # MATMUL-R3
+@icontract.ensure(lambda a, b, result: _product_ok(a, b, result))                                 # MATMUL-R5
+def matmul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
+    """MatMul's own checks, then gemm_reference (the triple loop of proofs/gemm.mlw) with the
+    arguments of ``gemm_arguments()``: s = 0; s = s + A[i, l] * B[l, j] for l ascending;
+    Y[i, j] = round_T(s)."""
+    raise_if_any(_violations(a, b))
+    return gemm.gemm_reference(a, b, None, **gemm_arguments())
+
+
+# ---------------------------------------------------------------- numpy kernel
+_ACCEPTED = AcceptedCalls()
+
+
+def _memo_key(a, b, mode, opset) -> tuple | None:
+    """Key of the memo of accepted calls (see signature.AcceptedCalls); None: no memo."""
+    nd, ok = np.ndarray, MEMO_SCALARS
+    if type(a) is nd and type(b) is nd and type(mode) in ok and type(opset) in ok:
+        return (a.shape, a.dtype, b.shape, b.dtype, type(mode), mode, type(opset), opset)
+    return None
+
+
+def _check(a, b, mode, opset) -> bool:
+    """Every check of ``matmul``'s arguments: TypeError, ValueError (mode) or ProfileViolation;
+    True when the call is accepted."""
+    gemm.check_mode(mode, "matmul")
+    version = kernel_opset(opset, "matmul")
+    sa, sb = sig_of_array(a, "matmul", "A"), sig_of_array(b, "matmul", "B")
+    raise_if_any(tensor_shape_violations(OP, [("A", sa), ("B", sb)])
+                 + constraints(sa, sb, opset=version))
+    return True
+
+
+# req: MATMUL-R1, MATMUL-R5
+def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exact") -> np.ndarray:
+    """Y = A * B (ONNX MatMul) for A (M, K) and B (K, N) under the SONNX profile.
+
+    It is Gemm with alpha = 1, no C and no transposes, and runs on Gemm's kernels:
+    ``mode="exact"`` (default) gives the profile's reference result bit for bit (ascending
+    accumulation, every operation rounded in the accumulation type, no FMA, one final rounding
+    to T; integers wrap); ``mode="fast"`` uses BLAS (numpy.matmul) within Gemm's error bound
+    (spec/gemm.md with alpha = 1 and no C), not bit-exact (for integer T it equals the exact
+    result).
+
+    Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
+    profile refuses: operands of rank other than 2 (1-D promotion, batches), batch dimensions
+    ONNX would broadcast, disagreeing inner dimensions, mixed or non-MatMul element types,
+    sparse inputs, empty or oversized tensors, an opset outside 1..28 (PROF-R3). Raises
+    TypeError for non-array inputs, a non-integer opset or a non-str mode, and ValueError for
+    an unknown mode.
+    """
+    key = _memo_key(a, b, mode, opset)
+    if key is None or key not in _ACCEPTED:
+        _ACCEPTED.remember(key, _check(a, b, mode, opset))
+    # Gemm's kernel itself (its memo makes its own checks a look-up): MatMul's rules above imply
+    # Gemm-13's for these arguments (rank-2 A (M, K), B (K, N), a type of Gemm-13's set, no C,
+    # alpha = beta = 1), so it never refuses what MatMul accepted
+    return gemm.gemm(a, b, None, mode=mode, opset=gemm.LATEST, **gemm_arguments())
+
+
+OPERATOR = Operator(
+    name=OP, prefix="MATMUL", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
+    attributes={}, constraints=node_constraints, reference=matmul_reference, kernel=matmul,
+    spec="spec/matmul.md", proofs=("proofs/matmul.mlw",))

@@ -1,0 +1,205 @@
+"""ONNX Relu under the SONNX profile: Y = X where X > 0 or X is NaN, else +0 (spec/relu.md).
+
+A unary operator, so it does not go through the binary element-wise layer (ops/elementwise.py):
+its checks are RELU-R1 dense, RELU-R2 typed (from ops/signature.py, which every operator
+shares) and RELU-R4 no attribute; the memo of accepted calls is signature.AcceptedCalls.
+Proofs: proofs/relu.mlw, proofs/relu_half.mlw. Tests: tests/ops/test_relu.py.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import icontract
+import numpy as np
+
+from .. import dtypes
+from ..errors import ProfileViolation, Violation, raise_if_any
+from ..profile import kernel_opset
+from ..semantics import floats
+from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
+from ..semantics.values import int_range, is_element_of
+from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array, tensor_shape_violations
+from .registry import Operator
+
+OP = "Relu"
+PREFIX = "RELU"
+LATEST = 14
+SIGNED_INTS = frozenset({"int8", "int16", "int32", "int64"})
+# since_version -> element types, from the onnx schemas (tests/test_dtypes.py compares them)
+TYPE_SETS = {
+    1: dtypes.IEEE_FLOATS,
+    6: dtypes.IEEE_FLOATS,
+    13: dtypes.IEEE_FLOATS | {"bfloat16"},
+    14: dtypes.IEEE_FLOATS | {"bfloat16"} | SIGNED_INTS,
+}
+
+
+# req: RELU-R1, RELU-R2, RELU-R4
+def constraints(x: TensorSig, *, opset: int, consumed_inputs: object = None) -> list[Violation]:
+    """Every violation of RELU-R1, R2 and R4 of a Relu node with input ``x`` under ``opset``.
+
+    ``consumed_inputs`` is Relu-1's legacy attribute (None when absent). Y's shape is X's by
+    construction (ONNX's inference and the kernels), so R1 is checked here as X being dense.
+    """
+    version = dtypes.since_version(OP, opset)
+    if version is None:
+        return [Violation("RELU-R2", f"opset {opset} has no {OP}; import opset 1 or later")]
+    found = dense_and_typed(OP, version, [("X", x)], dense_rule="RELU-R1", type_rule="RELU-R2",
+                            hint=_type_hint)
+    if consumed_inputs is not None:
+        found.append(Violation("RELU-R4", f"{OP}-{version} has the legacy attribute consumed_inputs (an "
+                                          "in-place hint of ONNX's first opset, removed in Relu-6); the "
+                                          "profile accepts no attribute on Relu: remove it, or convert the "
+                                          "model to opset 6 or later (onnx.version_converter.convert_version)"))
+    return found
+
+
+def _type_hint(elem: str) -> str:
+    if elem in ("uint8", "uint16", "uint32", "uint64"):
+        return "; Relu of an unsigned integer is the identity: drop the node"
+    if elem in SIGNED_INTS:
+        return "; signed integers need Relu-14: import opset 14 or later"
+    return ""
+
+
+def node_constraints(sigs, attrs, opset: int) -> list[Violation]:
+    """The registry's constraint function: (input signatures, attributes, opset)."""
+    return constraints(sigs[0], opset=opset, consumed_inputs=attrs.get("consumed_inputs"))
+
+
+# RELU-R3: the semantics of one element, stated independently of relu_element: by cases on
+# the input (NaN, above zero, at or below zero) and the sign of a zero result.
+def result_ok(dtype: str, x, r) -> bool:
+    """The spec of Relu on one value x (RELU-R3), stated without the kernel's steps.
+
+    Integers: r = x if x > 0, else r = 0 (the minimum of T gives 0; nothing wraps). Floats: a
+    NaN gives a NaN; x > 0 (+inf and positive subnormals included) gives x itself; every other
+    x (negative, -inf, -0, +0) gives +0, never -0.
+    """
+    if not dtypes.is_float(dtype):
+        lo, hi = int_range(dtype)
+        return 0 <= r <= hi and (r == x if x > 0 else r == 0)
+    if math.isnan(x):
+        return math.isnan(r)
+    if math.isnan(r):
+        return False
+    if x > 0:
+        return r == x
+    return r == 0 and not floats.is_negative(r)
+
+
+def _element_contracts(fn):
+    """The contracts of relu_element, attached with SONNX_CONTRACTS=full: T is in Relu-14's type
+    set, x is a value of T, and the result meets result_ok."""
+    if not FULL_CONTRACTS:
+        return fn
+
+    @icontract.require(lambda dtype, x: is_element_of(dtype, x))
+    @icontract.require(lambda dtype: dtype in TYPE_SETS[LATEST])
+    @icontract.ensure(lambda dtype, x, result: result_ok(dtype, x, result))
+    @functools.wraps(fn)
+    def element(dtype: str, x):
+        return fn(dtype, x)
+    return element
+
+
+# RELU-R3: T in Relu-14's type set, x a value of T, the result meets result_ok
+@_element_contracts
+def relu_element(dtype: str, x):
+    """Relu of one value of T: x when x > 0 or x is NaN, else the zero of T (+0 for floats).
+
+    Written as "x <= 0 gives zero", not as max(x, 0): a comparison with NaN is false, so a NaN
+    is returned unchanged, and -0 <= 0 holds, so -0 gives +0. Nothing is rounded.
+    """
+    if dtypes.is_float(dtype):
+        return 0.0 if x <= 0 else x
+    return 0 if x <= 0 else x
+
+
+# ---------------------------------------------------------------- reference kernel
+def _violations(x: TensorValue) -> list[Violation]:
+    sig = TensorSig(x.shape, x.dtype)
+    return tensor_shape_violations(OP, [("X", sig)]) + constraints(sig, opset=LATEST)
+
+
+def _refusal(x: TensorValue) -> ProfileViolation:
+    return ProfileViolation(_violations(x))
+
+
+def _well_formed(t: TensorValue) -> bool:
+    return len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data)
+
+
+def _every_element_ok(x: TensorValue, y: TensorValue) -> bool:
+    # R1, R3 stated by multi-index: at every index of the shape, Y's element is the spec's
+    for idx in itertools.product(*(range(d) for d in x.shape)):
+        k = flat_index(x.shape, idx)
+        if not result_ok(x.dtype, x.data[k], y.data[k]):
+            return False
+    return True
+
+
+# req: RELU-R1, RELU-R2, RELU-R3
+# The body checks the requirements itself, so that they hold with contracts off; the same
+# precondition is attached for CrossHair (SONNX_CONTRACTS=full), which reads it to know which
+# inputs are admissible.
+@icontract.require(lambda x: not _violations(x), "RELU-R1, RELU-R2, PROF-R2", error=_refusal,
+                   enabled=FULL_CONTRACTS)
+@icontract.require(lambda x: _well_formed(x), enabled=FULL_CONTRACTS)
+@icontract.ensure(lambda x, result: result.shape == x.shape and result.dtype == x.dtype
+                  and len(result.data) == len(x.data))
+@icontract.ensure(lambda x, result: _every_element_ok(x, result), enabled=FULL_CONTRACTS)
+def relu_reference(x: TensorValue) -> TensorValue:
+    """The reference kernel: y[i] = relu_element(T, x[i]) over flat row-major data (the loop of
+    the concrete level of proofs/relu.mlw)."""
+    raise_if_any(_violations(x))
+    n = size(x.shape)
+    y: list = [None] * n
+    for i in range(n):
+        y[i] = relu_element(x.dtype, x.data[i])
+    return TensorValue(x.dtype, x.shape, y)
+
+
+# ---------------------------------------------------------------- numpy kernel
+_accepted = AcceptedCalls()
+
+
+# req: RELU-R1, RELU-R2
+def _check(x: object, opset: object) -> None:
+    """Every check of the kernel's arguments: TypeError or ProfileViolation."""
+    version = kernel_opset(opset, "relu")
+    sig = sig_of_array(x, "relu", "X")
+    raise_if_any(tensor_shape_violations(OP, [("X", sig)]) + constraints(sig, opset=version))
+
+
+# req: RELU-R1, RELU-R3
+def relu(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
+    """Element-wise Relu of an array (ONNX Relu): x where x > 0 or x is NaN, else +0.
+
+    A new array of x's shape and element type; -0 and every value at or below zero give +0, a
+    NaN is returned unchanged (its bits kept), the integer minimum gives 0.
+
+    Raises ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for anything the
+    SONNX profile refuses: an element type outside the type set of the Relu version of
+    ``opset`` (unsigned integers, bool, ...), sparse input, empty or oversized tensors, an
+    opset outside 1..28 (PROF-R3). Raises TypeError for a non-array input and a non-integer
+    opset.
+    """
+    key = ((x.shape, x.dtype, type(opset), opset)
+           if type(x) is np.ndarray and type(opset) in MEMO_SCALARS else None)
+    if key is None or key not in _accepted:
+        _check(x, opset)
+        _accepted.remember(key, True)
+    # "x <= 0 gives zero", as relu_element: NaN <= 0 is false (the NaN is kept, bit for bit)
+    # and -0 <= 0 is true (+0). np.maximum(x, 0) would leave the sign of -0 to the platform.
+    zero = np.zeros((), dtype=x.dtype.newbyteorder("="))
+    with np.errstate(invalid="ignore"):     # numpy warns on comparing a float16 NaN
+        return np.where(x <= zero, zero, x)
+
+
+OPERATOR = Operator(
+    name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("X",), optional=(),
+    attributes={"consumed_inputs": None}, constraints=node_constraints, reference=relu_reference,
+    kernel=relu, spec="spec/relu.md", proofs=("proofs/relu.mlw", "proofs/relu_half.mlw"))

@@ -1,0 +1,152 @@
+"""Export the end-to-end test models: a 3-layer MLP (Linear -> ReLU -> Linear -> ReLU -> Linear)
+from PyTorch, with both exporters, and store them under tests/e2e/models/.
+
+    python tools/sonnx_dev/export_mlp.py [--out DIR] [--check]
+
+Needs torch (with onnxscript for the dynamo exporter), which CI does not install: the models
+are committed and the tests (tests/e2e/) read them without torch. ``--check`` exports into a
+temporary folder and compares byte for byte with the committed files (exit 1 on a difference).
+The committed files were made, and re-made identically, with torch 2.13.0+cpu, onnxscript 0.7.2
+and onnx 1.23.2; other versions may write other bytes (node names, metadata).
+
+What is exported (batch 2, 8 -> 16 -> 16 -> 4, float32, weights from torch.manual_seed(0)):
+- the TorchScript exporter (``dynamo=False``) at opsets 13 and 17, with bias=True (Gemm with a
+  C of shape (N,), transB=1) and bias=False (MatMul with a pre-transposed weight, no Gemm);
+- the dynamo exporter (``dynamo=True``) at opsets 18 and 20: it emits Gemm (transB=1) for both
+  bias=True (C of shape (N,)) and bias=False (no C). It does not go below opset 18: asked for
+  13 or 17 it warns, fails to convert (onnx's converter has no adapter for Relu-14 -> 13) and
+  keeps 18, so no dynamo model of opset 13 or 17 exists.
+Each model with a bias is also stored "fixed" (``*_c_full.onnx``): every Gemm C initializer of
+shape (N,) rewritten as (M, N) with numpy.broadcast_to(...).copy() (``store_biases_full``), the
+form GEMM-R4 asks for. The fix is plain onnx + numpy, importable without torch.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ROOT / "tests" / "e2e" / "models"
+BATCH, SIZES = 2, (8, 16, 16, 4)
+# (exporter, opset): the TorchScript exporter at 13 and 17, the dynamo exporter at 18 and 20
+EXPORTS = (("torchscript", 13), ("torchscript", 17), ("dynamo", 18), ("dynamo", 20))
+
+
+def model_name(exporter: str, opset: int, bias: bool, fixed: bool = False) -> str:
+    return f"mlp_{exporter}_op{opset}_{'bias' if bias else 'nobias'}{'_c_full' if fixed else ''}.onnx"
+
+
+def store_biases_full(model):
+    """A copy of ``model`` whose Gemm C initializers of shape (N,) are stored as (M, N) (the
+    rows repeated; M from the shape of Y inferred by onnx): no broadcast left for GEMM-R4."""
+    import onnx
+    from onnx import numpy_helper
+
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    inferred = onnx.shape_inference.infer_shapes(out, strict_mode=True)
+    dims = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
+            for vi in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    inits = {t.name: t for t in out.graph.initializer}
+    for node in out.graph.node:
+        if node.op_type != "Gemm" or len(node.input) < 3 or node.input[2] not in inits:
+            continue
+        c = numpy_helper.to_array(inits[node.input[2]])
+        m, n = dims[node.output[0]]
+        if c.shape != (m, n):
+            full = np.broadcast_to(c, (m, n)).copy()
+            inits[node.input[2]].CopyFrom(numpy_helper.from_array(full, node.input[2]))
+            for vi in out.graph.value_info:    # the dynamo exporter declares initializers too
+                if vi.name == node.input[2]:
+                    vi.type.tensor_type.shape.ClearField("dim")
+                    vi.type.tensor_type.shape.dim.add().dim_value = m
+                    vi.type.tensor_type.shape.dim.add().dim_value = n
+    for vi in out.graph.input:             # an initializer also declared as an input: same shape
+        if vi.name in inits:
+            raise ValueError(f"{vi.name} is a graph input and an initializer; not handled")
+    onnx.checker.check_model(out, full_check=True)
+    return out
+
+
+def _mlp(bias: bool):
+    import torch
+
+    torch.manual_seed(0)
+    layers = []
+    for i, (k, n) in enumerate(zip(SIZES, SIZES[1:])):
+        if i:
+            layers.append(torch.nn.ReLU())
+        layers.append(torch.nn.Linear(k, n, bias=bias))
+    return torch.nn.Sequential(*layers).eval()
+
+
+def export(out_dir: Path) -> list[Path]:
+    """Every model of EXPORTS, with and without bias, and the fixed copies; the paths written."""
+    import onnx
+    import torch
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    x = torch.zeros(BATCH, SIZES[0])
+    written = []
+    for exporter, opset in EXPORTS:
+        for bias in (True, False):
+            path = out_dir / model_name(exporter, opset, bias)
+            with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                # the dynamo exporter writes the weights to a side file: load them back in
+                raw = Path(tmp) / "model.onnx"
+                torch.onnx.export(_mlp(bias), (x,), str(raw), dynamo=exporter == "dynamo",
+                                  opset_version=opset, input_names=["x"], output_names=["y"],
+                                  **({"verbose": False} if exporter == "dynamo" else {}))
+                model = onnx.load(str(raw))
+            got = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+            if got != opset:
+                raise RuntimeError(f"{path.name}: asked for opset {opset}, the exporter wrote {got}")
+            onnx.save(model, str(path))        # one serialisation for both exporters
+            written.append(path)
+            if bias:
+                fixed = out_dir / model_name(exporter, opset, bias, fixed=True)
+                onnx.save(store_biases_full(model), str(fixed))
+                written.append(fixed)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=MODELS, help=f"folder (default {MODELS})")
+    ap.add_argument("--check", action="store_true",
+                    help="export into a temporary folder and compare with the committed models")
+    args = ap.parse_args(argv)
+    try:
+        import onnxscript  # noqa: F401 -- the dynamo exporter's dependency
+        import torch  # noqa: F401
+    except ImportError as exc:
+        print(f"export_mlp.py: {exc.name} is missing; regenerating the models needs torch and "
+              "onnxscript, which the dev lock leaves out: pip install torch onnxscript "
+              "(in a separate virtual environment)", file=sys.stderr)
+        return 2
+    if not args.check:
+        for p in export(args.out):
+            print(p)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = export(Path(tmp))
+        differ = [p.name for p in fresh if not (MODELS / p.name).is_file()
+                  or not filecmp.cmp(p, MODELS / p.name, shallow=False)]
+        extra = sorted({p.name for p in MODELS.glob("*.onnx")} - {p.name for p in fresh})
+    for name in differ:
+        print(f"differs from the committed file: {name}")
+    for name in extra:
+        print(f"committed but not exported: {name}")
+    print("reproducible" if not (differ or extra) else "NOT reproducible")
+    return 1 if differ or extra else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
