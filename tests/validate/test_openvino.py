@@ -175,19 +175,12 @@ def test_a_tensor_over_the_element_limit_is_refused(tmp_path):
 
 
 # ------------------------------------------------------------------ MatMul and ReLU
-def _needs(op: str) -> None:
-    if op not in operators():
-        pytest.skip(f"{op} is not in the operator registry yet (added in parallel, issue 14); "
-                    f"the IR's layer is refused by PROF-R1 until then "
-                    "(test_a_mapped_layer_whose_operator_is_not_registered_is_refused)")
-
-
+@pytest.mark.req("MATMUL-R1", "MATMUL-R4")
 @pytest.mark.parametrize("ta,tb,a,b", [
     (False, False, (2, 3), (3, 4)), (False, True, (2, 3), (4, 3)), (True, False, (3, 2), (3, 4)),
     (True, True, (3, 2), (4, 3)), (False, False, (2, 3), (4, 3)), (False, True, (2, 3), (3, 4)),
     (False, False, (5, 2, 3), (5, 3, 4))])
 def test_matmul_is_judged_on_the_operands_the_product_uses(tmp_path, ta, tb, a, b):
-    _needs("MatMul")
     eff_a = a[:-2] + (a[-1], a[-2]) if ta else a
     eff_b = b[:-2] + (b[-1], b[-2]) if tb else b
     ok = eff_a[-1] == eff_b[-2]
@@ -200,9 +193,9 @@ def test_matmul_is_judged_on_the_operands_the_product_uses(tmp_path, ta, tb, a, 
         assert r.conforms, r.findings
 
 
+@pytest.mark.req("RELU-R2")
 @pytest.mark.parametrize("etype", ["f32", "boolean", "u8"])
 def test_relu_is_judged_by_the_registry(tmp_path, etype):
-    _needs("Relu")
     r = judge(tmp_path, unary("ReLU", [2, 3], etype=etype))
     want = registry_says("Relu", [TensorSig((2, 3), openvino.PRECISIONS[etype])])
     assert rules_of(r) == [v.requirement for v in want]

@@ -29,10 +29,6 @@ def rule_ids(path) -> list[str]:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_ir_verdict(name):
     entry = EXPECTED[name]
-    missing = [op for op in entry.get("needs", ()) if op not in operators()]
-    if missing:
-        pytest.skip(f"{', '.join(missing)} not in the operator registry yet (issue 14, in "
-                    "parallel): the IR's layer is refused by PROF-R1 meanwhile")
     want = entry["ids"] if "ids" in entry else rule_ids(ROOT / "examples" / entry["onnx"])
     assert rule_ids(IR / name) == want
     if "onnx" in entry and "ids" in entry:
