@@ -273,6 +273,14 @@ class Refusals(Suite):
             assert self.op.constraints((sig, sig), {"broadcast": 0}, opset) == []
             assert self.op.constraints((sig, sig), {}, opset) == []
 
+    def test_legacy_consumed_inputs_attribute_is_refused(self):
+        """Version 1 has an in-place hint ``consumed_inputs``; the spec page allows no attribute."""
+        sig = TensorSig((2, 3), "float")
+        for value in ((0,), (0, 1), ()):
+            found = self.op.constraints((sig, sig), {"consumed_inputs": value}, 1)
+            assert [v.requirement for v in found] == [self.rid(4)]
+            assert "consumed_inputs" in found[0].message and "remove it" in found[0].message
+
     def test_onnx_node_case_refused(self, case):
         inputs, _ = _onnx_cases()[case].data_sets[0]
         assert self.refused(*inputs).requirement in (self.rid(1), self.rid(4))
@@ -344,6 +352,7 @@ class Refusals(Suite):
         assert rules(_model(self.op.name, [2, 3], [2, 3], "int8", opset=13)) == [
             "ONNX-INFERENCE", self.rid(3), self.rid(3)]
         assert rules(_model(self.op.name, [2, 3], [2, 3], opset=6, broadcast=1)) == [self.rid(4)]
+        assert rules(_model(self.op.name, [2, 3], [2, 3], opset=1, consumed_inputs=[0])) == [self.rid(4)]
         assert rules(_model(self.op.name, ["N", 3], ["N", 3])) == ["PROF-R2"] * 3
 
     def test_reference_checks_its_constraints_once_per_call(self, monkeypatch):

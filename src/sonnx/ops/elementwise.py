@@ -51,10 +51,11 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
 # req: MUL-R1, MUL-R2, MUL-R3, MUL-R4, ADD-R1, ADD-R2, ADD-R3, ADD-R4
 # req: SUB-R1, SUB-R2, SUB-R3, SUB-R4
 def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
-                broadcast: int | None = None) -> list[Violation]:
+                broadcast: int | None = None, consumed_inputs: object = None) -> list[Violation]:
     """Every violation of R1..R4 of a node of ``op`` with inputs ``a`` and ``b`` under ``opset``.
 
-    ``broadcast`` is the legacy attribute of versions 1 and 6 (None when absent). Shapes are
+    ``broadcast`` is the legacy attribute of versions 1 and 6, ``consumed_inputs`` the in-place
+    hint of version 1 (each None when absent). Shapes are
     compared only when both are static: an unknown or symbolic one is PROF-R2's to report.
     """
     r1, r2, r3, r4 = rule_ids(prefix)
@@ -65,6 +66,12 @@ def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
     if broadcast not in (None, 0):
         found.append(Violation(r4, f"{op}-{version} has broadcast={broadcast}; the profile forbids "
                                    "broadcasting: remove the attribute and give B the shape of A"))
+    if consumed_inputs is not None:
+        # R4 carries every legacy attribute, so a version-1 node is judged by the same
+        # attribute-free signature as later versions (the spec page's "no attributes")
+        found.append(Violation(r4, f"{op}-{version} has the legacy attribute consumed_inputs (an "
+                                   "in-place hint of version 1); the profile's operator takes no "
+                                   "attribute but broadcast=0: remove it, or import opset 6 or later"))
     if static_shape(a) and static_shape(b) and a.shape != b.shape:
         common = broadcast_shape(a.shape, b.shape)
         if common is not None:
@@ -101,7 +108,8 @@ def node_constraints(op: str, prefix: str) -> Callable[..., list[Violation]]:
     """The registry's constraint function of ``op``: (input signatures, attributes, opset)."""
     def check(sigs, attrs, opset: int) -> list[Violation]:
         a, b = sigs
-        return constraints(op, prefix, a, b, opset=opset, broadcast=attrs.get("broadcast"))
+        return constraints(op, prefix, a, b, opset=opset, broadcast=attrs.get("broadcast"),
+                           consumed_inputs=attrs.get("consumed_inputs"))
     return check
 
 
