@@ -48,6 +48,8 @@ def matmul_case(dtype: str, mkn: tuple[int, int, int], *, table: str = "symbolic
         def operands(a, b):
             if values is None:
                 return _operands(dtype, mkn, list(a), list(b))
+            if not is_float:              # a symbolic index into ints: no branch (as gemm_int_case)
+                return _operands(dtype, mkn, [values[i] for i in a], [values[i] for i in b])
             return _operands(dtype, mkn, [pick(values, i) for i in a], [pick(values, i) for i in b])
 
         if claim == "spec":

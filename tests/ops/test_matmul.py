@@ -19,6 +19,7 @@ from sonnx.ops.signature import TensorSig
 from sonnx.semantics.tensor import TensorValue, from_numpy, to_numpy
 
 from .conftest import assert_same_bits
+from .test_arguments import _array, any_value, fresh_state
 from .test_gemm import _edge_operands, _float_bits, assert_within_bound, random_operands
 
 ALL_TYPES = sorted(dtypes.type_set("MatMul", 13))
@@ -207,6 +208,50 @@ def test_bad_arguments():
         assert e.value.requirement == "PROF-R3"
     with pytest.raises(TypeError):
         sonnx.matmul(x, x, 13)          # opset and mode are keyword-only
+
+
+@st.composite
+def matmul_calls(draw) -> dict:
+    """An accepted call with, now and then, anything at all for one argument (test_arguments'
+    values: arrays of every dtype, shape and kind, numbers of every type, strings, objects)."""
+    dt = draw(st.sampled_from([np.float32, np.float16, np.int64]))
+    call = {"a": _array(dt, (2, 3), "plain"), "b": _array(dt, (3, 4), "plain"),
+            "mode": draw(st.sampled_from(["exact", "fast"])), "opset": draw(st.sampled_from([9, 13, 28]))}
+    odd = draw(st.sampled_from([None, "a", "b", "mode", "opset"]))
+    if odd is not None:
+        call[odd] = draw(any_value)
+    return call
+
+
+def _verdict(call: dict) -> tuple:
+    """What one call gives, as a comparable value; fails on any other outcome."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")               # a warning is not a verdict either
+        try:
+            out = sonnx.matmul(call["a"], call["b"], mode=call["mode"], opset=call["opset"])
+        except sonnx.ProfileViolation as e:
+            return ("refused", tuple(ids(e.violations)), str(e))
+        except TypeError as e:
+            assert str(e).startswith("sonnx.matmul: "), f"a TypeError not raised by sonnx: {e!r}"
+            return ("TypeError", str(e))
+        except ValueError as e:
+            assert str(e).startswith("sonnx.matmul: unknown mode"), repr(e)
+            return ("ValueError", str(e))
+    assert type(out) is np.ndarray
+    return ("ok", out.dtype.str, out.shape, out.tobytes())
+
+
+@pytest.mark.req("MATMUL-R1", "MATMUL-R3")
+@settings(max_examples=150, deadline=None)
+@given(st.lists(matmul_calls(), min_size=2, max_size=6))
+def test_any_argument_gives_the_verdict_of_a_fresh_process(calls):
+    """Any value for any argument gives a result, ProfileViolation, or a TypeError/ValueError
+    saying sonnx.matmul (never a traceback from inside, never sonnx.gemm's name), and the same
+    verdict as in a fresh state whatever was called before (the memos of MatMul and Gemm)."""
+    seen = [_verdict(c) for c in calls]
+    for call, first in zip(calls, seen):
+        fresh_state()
+        assert _verdict(call) == first
 
 
 @pytest.mark.req("MATMUL-R1", "MATMUL-R3", "MATMUL-R4")
