@@ -63,6 +63,20 @@ def test_a_declared_gap_makes_a_clean_row_partial_in_every_output(root, capsys):
     assert rc == 0 and "1 partial" in err and f"gap: MUL-R1: not proved as stated: A and B have the same shape (see {GAP})" in err
     rc, err = run_cli(["--no-partial"], capsys)
     assert rc == 1 and "1 partial" in err
+    # on a terminal: partial in the colour of notes, in red when it fails the run
+    assert "\x1b[36m1 partial\x1b[0m" in run_cli(["--color", "always"], capsys)[1]
+    assert "\x1b[1;31m1 partial\x1b[0m" in run_cli(["--color", "always", "--no-partial"], capsys)[1]
+    assert "claim (gap) A and B have the same shape: proof: proofs/op.mlw:same_shape; crosshair: h; " \
+           f"test: tests/test_k.py::test_same <span class='partial'>gap: {GAP}</span></li>" in page
+    assert "| partial | 1 tag(s) | 1 site(s) | 2/2 proved | 2/2 passed | 2/2 harnesses clean | 1 gap | - |" \
+        in report.to_markdown(m)
+
+
+def test_the_claims_cell_counts_parts_by_level():
+    row = matrix.Row("MUL-R1", "t", "s", [])
+    assert report._claims_cell(row) == "-"
+    row.claims = [{"level": level} for level in ("gap", "none", "test", "proof", "crosshair", "proof")]
+    assert report._claims_cell(row) == "2 proved, 1 CrossHair only, 1 tested only, 1 gap, 1 no evidence"
 
 
 def test_without_a_gap_the_same_row_is_green_and_no_partial_passes(root, capsys):
