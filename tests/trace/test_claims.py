@@ -5,6 +5,7 @@ without an entry are each a defect. Planted faults on small fixture trees, then 
 """
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -122,10 +123,14 @@ def test_a_part_not_proved_without_a_gap_is_a_defect_when_a_proof_is_demanded(ro
 def test_a_part_tested_only_is_fine_when_no_proof_is_demanded(tmp_path):
     parts = [claims.Part("p", test=("tests/t.py::test_x",))]
     found = {"proof": [], "crosshair": [], "test": [{"test": "tests/t.py::test_x", "status": "passed"}]}
-    assert claims.judge(tmp_path, "PROF-R1", parts, found, demands_proof=False) == (
+    assert claims.judge(tmp_path, "PROF-R1", parts, found, demands_proof=False, crosshair_read=True) == (
         [{"part": "p", "level": "test", "proof": [], "crosshair": [], "test": ["tests/t.py::test_x"], "gap": None}], [])
-    assert claims.judge(tmp_path, "PROF-R1", parts, found, demands_proof=True)[1] == [
+    assert claims.judge(tmp_path, "PROF-R1", parts, found, demands_proof=True, crosshair_read=True)[1] == [
         "part 1 (p) is not proved and declares no gap"]
+    # a long part is named by its first 60 characters
+    long = [claims.Part("x" * 59 + "yz", test=("tests/t.py::test_x",))]
+    assert claims.judge(tmp_path, "PROF-R1", long, found, demands_proof=True, crosshair_read=True)[1] == [
+        f"part 1 ({'x' * 59}y) is not proved and declares no gap"]
 
 
 def test_levels_name_the_strongest_evidence():
@@ -184,7 +189,7 @@ def test_a_requirement_without_an_entry_is_a_defect_and_an_entry_of_no_requireme
     ("MUL-R1 = [1]\n", "MUL-R1 part 1 is not a table"),
     ('[[MUL-R1]]\nproof = ["g"]\n', "MUL-R1 part 1 needs part"),
     ('[[MUL-R1]]\npart = "  "\n', "MUL-R1 part 1 needs part"),
-    (PART + 'tests = ["t"]\n', "unknown key(s) tests"),
+    (PART + 'tests = ["t"]\nwhy = "w"\n', "unknown key(s) tests, why"),
     (PART + 'test = "t"\n', "test must be a list of names"),
     (PART + 'proof = [""]\n', "proof must be a list of names"),
     (PART + 'crosshair = [1]\n', "crosshair must be a list of names"),
@@ -202,10 +207,17 @@ def test_a_malformed_claims_file_exits_2_with_its_name(root, capsys, text, messa
 
 
 def test_part_text_is_one_line_and_the_reviewed_form_lists_every_field():
-    [part] = claims._part("MUL-R1", 1, {"part": "two\n   lines", "proof": ["g"], "gap": "f.md"}),
+    [part] = claims._part("MUL-R1", 1, {"part": "two\n   lines", "proof": ["g", "g2"], "gap": "f.md"}),
     assert part.text == "two lines"
     assert claims.text([part, claims.Part("q", crosshair=("h",), test=("t",))]) == (
-        "part: two lines\n  proof: g\n  gap: f.md\npart: q\n  crosshair: h\n  test: t")
+        "part: two lines\n  proof: g, g2\n  gap: f.md\npart: q\n  crosshair: h\n  test: t")
+
+
+def test_a_justification_is_read_with_its_whitespace_collapsed_and_a_fifo_is_never_read(root):
+    (root / "j.md").write_text("MUL-R1:\n  not   proved\n")
+    assert claims.gap_text(root, "j.md") == "MUL-R1: not proved"
+    os.mkfifo(root / "fifo.md")           # reading it would wait for a writer forever
+    assert claims.gap_text(root, "fifo.md") == ""
 
 
 # ---------------------------------------------------------------- the claims are reviewed

@@ -110,7 +110,7 @@ def _gap_problem(root: Path, rid: str, rel: str) -> str | None:
 
 
 def judge(root: Path, rid: str, parts: list[Part], found: dict[str, list[dict]],
-          demands_proof: bool, crosshair_read: bool = True) -> tuple[list[dict], list[str]]:
+          demands_proof: bool, crosshair_read: bool) -> tuple[list[dict], list[str]]:
     """The parts as the report shows them, and what is wrong with them. ``found`` holds the
     row's evidence: ``proof`` (entries with path, goal, status), ``crosshair`` (harness,
     status), ``test`` (test, status). Without a CrossHair summary (``crosshair_read`` false)
