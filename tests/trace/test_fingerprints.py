@@ -254,19 +254,26 @@ def test_comments_and_unrelated_lemmas_of_the_theories_are_not_suspect(tree):
 
 
 DEPS = {
-    "proofs/lib/util.mlw": "module U\n  predicate small (x: int) = x < 10\n  lemma small_zero: small 0\n  goal gz: small 1\nend\n",
+    "proofs/lib/util.mlw": (
+        "module U\n  predicate small (x: int) = x < 10\n  lemma small_zero: small 0\n  goal gz: small 1\n"
+        "  predicate big (x: int) = x > 10\n  type small = int\nend\n"),
     "proofs/base.mlw": (
+        "(* a file may open with a comment *)\n"
         "module Base\n  use int.Int\n  use export util.U\n  type box = { v: int }\n"
         "  function inner (b: box) : int = b.v\n  axiom inner_pos: forall b. inner b >= 0\nend\n"
         "module Hidden\n  use util.U\n  function h (x: int) : int = x\nend\n"
         "module Gen\n  type t\n  function f t : t\nend\n"),
     "proofs/top.mlw": (
-        "module Top\n  use base.Base\n  use base.Hidden as H\n  use base.Hidden\n  use int.Int\n"
-        "  function g (x: int) : int = x\n"
-        "  clone base.Gen as G with\n    type t = int,\n    function f = g\n"
-        "  (* req: MUL-R1 *)\n  lemma l: forall b: box. small (inner b) -> H.h (G.f 1) = b.v (* g *)\n"
-        "  lemma k: forall x. let y = x in\n    small y\n"
-        "  let m (x: int) : int ensures { result = g x }\n  = let z = g x in\n    z\nend\n"),
+        "module Top\n  use base.Base\n  use base.Hidden as H\n  use int.Int\n"
+        "  function g (x: int) : int = x\n  function nb (x: bool) : bool = x\n"
+        "  clone base.Gen as G with (* the instance *)\n    type t = int,\n    function f = g\n"
+        "  clone base.Gen as G2 with type t = bool,\n    function f = nb\n"
+        "  (* req: MUL-R1 *)\n  lemma l: forall b: box. small (inner b) -> H.h (G.f 1) = b.v /\\ G2.f true (* g *)\n"
+        "  lemma k: forall x.\n    let y = x in (* not an end *)\n    small y\n"
+        "  let m (x: int) : int ensures { result = g x }\n  = let z = g x in\n    let w = z in\n    w\nend\n"
+        "module Top2\n  use base.Hidden\n  function g2 (x: int) : int = x\n"
+        "  clone export base.Gen with type t = int,\n    function f = g2\n"
+        "  lemma l2: Hidden.h 1 = f 1 /\\ small 1\nend\n"),
 }
 
 
@@ -277,21 +284,33 @@ def deps_tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def line_of(start: str) -> int:
+    return next(n for n, text in enumerate(DEPS["proofs/top.mlw"].splitlines(), 1) if text.startswith(start))
+
+
 def test_dependencies_follow_uses_exports_aliases_and_clones(tmp_path):
     from sonnx.trace import whyml
     root = deps_tree(tmp_path)
-    line = DEPS["proofs/top.mlw"].splitlines().index("  lemma l: forall b: box. small (inner b) -> "
-                                                      "H.h (G.f 1) = b.v (* g *)") + 1
-    assert whyml.dependencies(root, "proofs/top.mlw", line) == {
+    assert whyml.dependencies(root, "proofs/top.mlw", line_of("  lemma l:")) == {
         "proofs/base.mlw:Base.box": "type box = { v: int }",
         "proofs/base.mlw:Base.inner": "function inner (b: box) : int = b.v",
         "proofs/base.mlw:Base.inner_pos": "axiom inner_pos: forall b. inner b >= 0",   # an axiom of a module reached
         "proofs/base.mlw:Gen.f": "function f t : t",
         "proofs/base.mlw:Gen.t": "type t",
         "proofs/base.mlw:Hidden.h": "function h (x: int) : int = x",
-        "proofs/lib/util.mlw:U.small": "predicate small (x: int) = x < 10",         # through `use export`
+        # through `use export`; a type and a predicate of one name are one key, neither lost
+        "proofs/lib/util.mlw:U.small": "predicate small (x: int) = x < 10\ntype small = int",
         "proofs/top.mlw:Top.clone base.Gen as G": "clone base.Gen as G with type t = int, function f = g",
-        "proofs/top.mlw:Top.g": "function g (x: int) : int = x"}                   # named by the clone
+        "proofs/top.mlw:Top.clone base.Gen as G2": "clone base.Gen as G2 with type t = bool, function f = nb",
+        "proofs/top.mlw:Top.g": "function g (x: int) : int = x",                  # named by the clones
+        "proofs/top.mlw:Top.nb": "function nb (x: bool) : bool = x"}
+    # an opened clone (`clone export`, no alias) and a module named by its own name
+    assert whyml.dependencies(root, "proofs/top.mlw", line_of("  lemma l2:")) == {
+        "proofs/base.mlw:Gen.f": "function f t : t",
+        "proofs/base.mlw:Gen.t": "type t",
+        "proofs/base.mlw:Hidden.h": "function h (x: int) : int = x",
+        "proofs/top.mlw:Top2.clone base.Gen": "clone export base.Gen with type t = int, function f = g2",
+        "proofs/top.mlw:Top2.g2": "function g2 (x: int) : int = x"}    # `small`: not exported by Hidden
     # a line that starts no declaration, and a declaration outside any module, have none
     assert whyml.dependencies(root, "proofs/top.mlw", 2) == {}
     (root / "proofs" / "bare.mlw").write_text("lemma x: true\n")
@@ -302,28 +321,33 @@ def test_what_is_not_visible_or_not_a_declaration_is_not_followed(tmp_path):
     from sonnx.trace import whyml
     root = deps_tree(tmp_path)
     text = DEPS["proofs/top.mlw"]
-    decls = [(d.name, d.kind, d.line, d.end) for d in whyml.declarations(text)]
-    # the clone's continued lines and the local lets are neither declarations nor ends
-    assert [d[0] for d in decls] == ["g", "l", "k", "m"]
-    assert decls[2][3] == decls[2][2] + 1 and decls[3][3] == decls[3][2] + 2
-    k = decls[2][2]
+    decls = [(d.name, d.line, d.end) for d in whyml.declarations(text)]
+    # the clones' continued lines and the local lets are neither declarations nor ends
+    assert [d[0] for d in decls] == ["g", "nb", "l", "k", "m", "g2", "l2"]
+    assert [d[2] - d[1] for d in decls] == [0, 0, 0, 2, 3, 0, 0]
+    assert whyml.declarations("clone M with\nlemma a: true\n") == []
+    assert [d.name for d in whyml.declarations("lemma a: true\nb,\n")] == ["a"]
     # k names only `small`; an axiom of a module its module uses is in its context all the same
-    assert whyml.dependencies(root, "proofs/top.mlw", k) == {
-        "proofs/lib/util.mlw:U.small": "predicate small (x: int) = x < 10",
+    assert whyml.dependencies(root, "proofs/top.mlw", line_of("  lemma k:")) == {
+        "proofs/lib/util.mlw:U.small": "predicate small (x: int) = x < 10\ntype small = int",
         "proofs/base.mlw:Base.inner_pos": "axiom inner_pos: forall b. inner b >= 0",
         "proofs/base.mlw:Base.inner": "function inner (b: box) : int = b.v",      # the axiom names them
         "proofs/base.mlw:Base.box": "type box = { v: int }"}
-    # Hidden's `use util.U` is not exported: seen from outside, `small` is not Hidden's
     tree = whyml.Tree(root)
     hidden = tree.file("proofs/base.mlw")["Hidden"]
     assert whyml._resolve(tree, "proofs/base.mlw", hidden, "small")[0][1].name == "U"    # inside: visible
     top = tree.file("proofs/top.mlw")["Top"]
+    top2 = tree.file("proofs/top.mlw")["Top2"]
     assert whyml._resolve(tree, "proofs/top.mlw", top, "b.v") == []       # a record field
+    assert whyml._resolve(tree, "proofs/top.mlw", top2, "q.h") == []      # a variable's field, not Hidden's h
+    assert whyml._resolve(tree, "proofs/top.mlw", top, "h") == []         # only as H.h
+    assert whyml._resolve(tree, "proofs/top.mlw", top2, "Hidden.small") == []   # not exported by Hidden
+    assert whyml._resolve(tree, "proofs/top.mlw", top2, "small") == []
     assert whyml._resolve(tree, "proofs/top.mlw", top, "small_zero") == []  # a lemma: a proved fact
     assert whyml._resolve(tree, "proofs/top.mlw", top, "gz") == []          # a goal likewise
-    assert whyml._resolve(tree, "proofs/top.mlw", top, "Hidden.h")[0][1].name == "Hidden"   # by module name
+    assert whyml._resolve(tree, "proofs/top.mlw", top, "big")[0][1].name == "U"      # declared after a lemma
+    assert whyml._resolve(tree, "proofs/top.mlw", top, "Int.abs") == []     # Why3's library
     gen = tree.file("proofs/base.mlw")["Gen"]
     assert whyml._resolve(tree, "proofs/base.mlw", gen, "Base.inner")[0][1].name == "Base"  # a module of the file
     assert tree.module("proofs/base.mlw", "Gen") == ("proofs/base.mlw", gen) and tree.module("proofs/base.mlw", "No") is None
-    assert whyml._resolve(tree, "proofs/top.mlw", top, "Int.abs") == []     # Why3's library
     assert tree.module("proofs/top.mlw", "nowhere.M") is None and tree.module("proofs/top.mlw", "base.Nope") is None

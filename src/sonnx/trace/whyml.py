@@ -155,7 +155,7 @@ def modules(text: str) -> dict[str, Module]:
         if m:
             current = out.setdefault(m.group(1), Module(m.group(1), {}, [], []))
             continue
-        if current is None or line.lstrip().startswith("(*") or _continued(lines, n - 1):
+        if current is None or _continued(lines, n - 1):    # (a comment line matches no pattern)
             continue
         if n in decl_at:
             d = decl_at[n]
