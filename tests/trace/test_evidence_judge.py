@@ -29,6 +29,9 @@ TESTS = ('import pytest\n\n\n@pytest.mark.req("MUL-R1")\ndef test_same():\n    a
 SUPPORTS = ('[[test]]\npath = "tests/test_k.py"\nname = "test_helper"\nsupports = ["MUL-R1"]\nwhy = "w"\n\n'
             '[[proof]]\npath = "proofs/op.mlw"\ngoal = "M.helper"\nsupports = ["MUL-R1"]\nwhy = "w"\n')
 
+CLAIMS = ('[[MUL-R1]]\npart = "A and B have the same shape"\nproof = ["proofs/op.mlw:same_shape"]\n'
+          'crosshair = ["h"]\ntest = ["tests/test_k.py::test_same"]\n')
+
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
@@ -41,6 +44,7 @@ def root(tmp_path, monkeypatch):
     (tmp_path / "src" / "sonnx" / "k.py").write_text('# req: MUL-R1\ndef check(a, b):\n    return a == b\n')
     (tmp_path / "tests" / "test_k.py").write_text(TESTS)
     (tmp_path / "proofs" / "op.mlw").write_text(MLW)
+    (tmp_path / "spec" / "requirement-claims.toml").write_text(CLAIMS)
     reg = requirements.parse(REGISTRY)
     baseline.accept(tmp_path, baseline.site_texts(tmp_path, reg, links.collect(tmp_path)), ["all"])
     monkeypatch.chdir(tmp_path)

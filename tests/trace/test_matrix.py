@@ -39,6 +39,15 @@ def test_same():
 def test_dense():
     assert True
 '''
+CLAIMS = '''[[MUL-R1]]
+part = "A and B have the same shape"
+proof = ["proofs/op.mlw:same_shape"]
+test = ["tests/test_kernel.py::test_same"]
+
+[[MUL-R2]]
+part = "no sparse tensors"
+test = ["tests/test_kernel.py::test_dense"]
+'''
 MLW = '''module M
   (* req: MUL-R1 *)
   lemma same_shape: forall x: int. x = x
@@ -83,6 +92,7 @@ def tree(tmp_path, monkeypatch):
     (tmp_path / "src" / "sonnx" / "kernel.py").write_text(CODE)
     (tmp_path / "tests" / "test_kernel.py").write_text(TESTS)
     (tmp_path / "proofs" / "op.mlw").write_text(MLW)
+    (tmp_path / "spec" / "requirement-claims.toml").write_text(CLAIMS)
     (tmp_path / "build" / "junit.xml").write_text(junit_xml())
 
     def proof_sites(root):
@@ -147,7 +157,10 @@ def test_uncovered_proof(tree):
     root, _ = tree
     (root / "proofs" / "op.mlw").write_text("module M\n  lemma same_shape: true\nend\n")
     accept_all(root)
-    assert kinds(build(root)) == [("uncovered", "MUL-R1")]
+    m = build(root)
+    assert kinds(m) == [("claim", "MUL-R1"), ("uncovered", "MUL-R1")]     # and its claim names nothing real
+    assert [d.detail for d in m.defects if d.kind == "claim"] == [
+        "part 1 (A and B have the same shape) names proof proofs/op.mlw:same_shape, which is not linked to MUL-R1"]
 
 
 def test_orphan(tree):
@@ -239,9 +252,13 @@ def test_justified_gap_is_recorded_not_dropped(tree):
         '[[test]]\npath = "tests/test_kernel.py"\nsupports = ["MUL-R2"]\nwhy = "w"\n')
     (root / "spec" / "trace-justifications.toml").write_text(
         '[[gap]]\nid = "MUL-R2"\nkind = "test"\njustification = "checked by review only"\n')
+    claims = root / "spec" / "requirement-claims.toml"
+    claims.write_text(claims.read_text().replace('test = ["tests/test_kernel.py::test_dense"]', 'gap = "g.md"'))
+    (root / "g.md").write_text("MUL-R2: checked by review only")
     accept_all(root)
     m = build(root)
-    assert kinds(m) == []
+    # the gap is recorded; the row has no evidence left to claim anything with, and says so
+    assert [(d.kind, d.detail) for d in m.defects] == [("claim", "part 1 (no sparse tensors) names no evidence")]
     assert m.rows[1].justified == [{"kind": "test", "justification": "checked by review only"}]
     assert "checked by review only" in report.to_markdown(m)
     assert "checked by review only" in report.to_html(m)
@@ -253,8 +270,8 @@ def test_reports_render_every_format(tree):
     (root / "build" / "junit.xml").write_text(junit_xml(failures={"test_dense": "boom"}))
     m = build(root)
     data = json.loads(report.to_json(m))
-    assert data["schema"] == "sonnx-trace/2"
-    assert data["summary"] == {"requirements": 2, "ok": 1, "suspect": 0, "defect": 1, "defects": 1}
+    assert data["schema"] == "sonnx-trace/3"
+    assert data["summary"] == {"requirements": 2, "ok": 1, "partial": 0, "suspect": 0, "defect": 1, "defects": 1}
     assert data["requirements"][1]["defects"][0]["kind"] == "failing"
     csv_lines = report.to_csv(m).splitlines()
     assert csv_lines[0].startswith("ID,Title,State") and len(csv_lines) == 3
@@ -271,15 +288,16 @@ def test_real_tree_has_no_structural_defect(tmp_path):
     """On the committed tree: no orphan, nothing uncovered, nothing unproved in the sessions,
     nothing suspect. Test results and the CrossHair summary come from runs that happen
     outside this test (tools/evidence judges them), so they are given as absent here and the
-    defects that only say so ("not run", no CrossHair link yet) are set aside."""
+    defects that only say so ("not run", no CrossHair link yet, harnesses claimed but not
+    verifiable) are set aside. Suspects are test_fingerprints' (the committed baseline)."""
     m = matrix.build(ROOT, junit_path=tmp_path / "none.xml", crosshair_path=tmp_path / "none.json",
                      proofs_path=tmp_path / "none-proofs.json")
-    structural = [d for d in m.defects
-                  if d.kind != "not run" and not (d.kind == "uncovered" and d.detail == "no crosshair link")]
+    absent = [d for d in m.defects
+              if d.kind == "not run" or (d.kind == "uncovered" and d.detail == "no crosshair link")
+              or (d.kind == "claim" and d.detail.endswith("unverified: no CrossHair summary was read"))]
+    structural = [d for d in m.defects if d not in absent and d.kind != "suspect"]
     assert structural == []
-    # and the set-aside defects are exactly what the absent files explain
-    for d in m.defects:
-        assert d.kind in ("not run", "uncovered")
+    assert absent and all(d.kind in ("not run", "uncovered", "claim") for d in absent)
 
 
 def test_json_fields_are_the_documented_ones(tree):

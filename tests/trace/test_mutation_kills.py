@@ -286,7 +286,8 @@ def test_evidence_that_reaches_no_row_is_a_defect_of_its_own(tree):
     states = [r.state for r in m.rows]
     assert [r["state"] for r in d["requirements"]] == states and None not in states
     assert d["orphans"] == [{"kind": "orphan", "requirement": orphan, "detail": "named in spec/op.md:3"}]
-    assert d["summary"] == {"requirements": 2, "ok": states.count("ok"), "suspect": states.count("suspect"),
+    assert d["summary"] == {"requirements": 2, "ok": states.count("ok"), "partial": states.count("partial"),
+                            "suspect": states.count("suspect"),
                             "defect": states.count("defect"), "defects": len(m.defects)}
 
 

@@ -1,8 +1,11 @@
 """Fingerprints that make a requirement *suspect* when what it rests on has changed.
 
 For each requirement the baseline (spec/trace-baseline.toml, committed) holds a SHA-256 of
-the normalized text of its statement, of every WhyML goal annotated with it, and of every
-code site's unit (the whole function or method with its decorators, see links.units). The
+the normalized text of its statement, of its entry in spec/requirement-claims.toml and each
+justification file that entry names, of every WhyML goal annotated with it and of every
+definition, type, clone statement and axiom of proofs/ that goal depends on (``uses:``, see
+whyml.dependencies: a goal's text alone does not fix its meaning once a predicate it names
+is redefined), and of every code site's unit (the whole function or method with its decorators, see links.units). The
 normalized texts themselves are kept next to it (spec/trace-baseline-sources.json, keyed by
 digest) so that a suspect row can show what changed. Normalizing means: Python through its
 AST without docstrings (comments, blank lines and layout vanish), WhyML without comments and
@@ -19,7 +22,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from . import whyml
+from . import claims, whyml
 from .links import Links, unit_at
 
 BASELINE = Path("spec") / "trace-baseline.toml"
@@ -58,12 +61,26 @@ def python_unit(path: Path, line: int) -> str:
 
 
 def site_texts(root: Path, registry: dict, links: Links) -> dict[str, dict[str, str]]:
-    """requirement -> fingerprint key -> normalized text."""
+    """requirement -> fingerprint key -> normalized text. ValueError when the claims file is
+    malformed."""
     out: dict[str, dict[str, str]] = {}
+    claimed = claims.load(root) or {}
+    tree = whyml.Tree(root)
     for rid, req in registry.items():
         texts = {"statement": " ".join(req.statement.split())}
+        if rid in claimed:      # what the row claims, and why it is partial, were reviewed too
+            texts["claims"] = claims.text(claimed[rid])
+            for gap in sorted({p.gap for p in claimed[rid] if p.gap}):
+                texts[f"gap:{gap}"] = claims.gap_text(root, gap)
         for site in links.of(rid, "proof"):
-            texts[f"proof:{site.path}:{site.name}"] = whyml_declaration(root / site.path, site.line)
+            # one key per name: goals of one name in two modules (exact_entry of float32 and
+            # float64) are pinned together, neither hiding the other
+            key = f"proof:{site.path}:{site.name}"
+            text = whyml_declaration(root / site.path, site.line)
+            texts[key] = f"{texts[key]}\n{text}" if key in texts else text
+            if site.path.endswith(".mlw"):      # and what the goal's statement names, transitively
+                for key, text in whyml.dependencies(root, site.path, site.line, tree).items():
+                    texts[f"uses:{key}"] = text
         for site in links.of(rid, "code"):
             texts[f"code:{site.path}:{site.name}"] = python_unit(root / site.path, site.line)
         out[rid] = dict(sorted(texts.items()))

@@ -105,19 +105,26 @@ def run(args: argparse.Namespace) -> int:
     s = m.as_dict()["summary"]
     on = colour.wanted(args.color, sys.stderr)
     verdict = colour.paint(f"{s['defect']} with defects", "bad" if s["defect"] else "good", on)
-    print(f"trace: {s['requirements']} requirements, {s['ok']} covered, {s['suspect']} suspect, "
+    partial = colour.paint(f"{s['partial']} partial", "bad" if s["partial"] and args.no_partial else "note", on)
+    print(f"trace: {s['requirements']} requirements, {s['ok']} covered, {partial}, {s['suspect']} suspect, "
           f"{verdict}", file=sys.stderr)
     if args.verbosity >= 0:
         for d in m.defects:
             print(f"  {d.kind}: {d.requirement}: {d.detail}", file=sys.stderr)
-    return 1 if m.defects else 0
+        for r in m.rows:
+            for c in r.claims:
+                if c["gap"]:
+                    print(f"  gap: {r.id}: not proved as stated: {c['part']} (see {c['gap']})", file=sys.stderr)
+    # a declared, justified gap is not a defect; --no-partial makes it fail the run as well
+    return 1 if m.defects or (args.no_partial and s["partial"]) else 0
 
 
 def add_parser(sub, parents=()) -> None:
     p = sub.add_parser("trace", parents=list(parents),
                        help="traceability matrix: requirements -> spec, proofs, code, tests",
                        description="Traceability matrix of a sonnx checkout and its evidence. Exit "
-                                   "status: 0 no defect, 1 defects, 2 bad usage or unreadable evidence.")
+                                   "status: 0 no defect (partial rows allowed unless --no-partial), "
+                                   "1 defects, 2 bad usage or unreadable evidence.")
     p.add_argument("--root", metavar="DIR",
                    help="the sonnx checkout to trace (default: the one holding the current directory)")
     p.add_argument("--evidence", metavar="DIR",
@@ -132,6 +139,9 @@ def add_parser(sub, parents=()) -> None:
     p.add_argument("--crosshair", help="CrossHair summary (default EVIDENCE/crosshair.json)")
     p.add_argument("--proofs", help="proof replay summary (default EVIDENCE/proofs.json; "
                                     "without it, the status recorded in the Why3 sessions)")
+    p.add_argument("--no-partial", action="store_true",
+                   help="exit 1 also when a requirement is partial (a part of its statement not proved, "
+                        "gap declared in spec/requirement-claims.toml)")
     p.add_argument("--accept", nargs="+", metavar="ID",
                    help="record the current fingerprints of these requirements (or 'all') as reviewed")
     p.set_defaults(func=run)

@@ -3,8 +3,10 @@
 Inputs are read, never kept by hand: the registry, the links found in the sources
 (links.py) and the declared supports (spec/trace-supports.toml), the proof replay summary or
 the Why3 sessions (proofs.py), the JUnit XML of the last test run (junit.py), the CrossHair
-campaign summary (crosshair.py), the reviewed fingerprints (baseline.py) and the recorded
-justifications of known gaps (spec/trace-justifications.toml).
+campaign summary (crosshair.py), the reviewed fingerprints (baseline.py), the recorded
+justifications of known gaps (spec/trace-justifications.toml) and the reviewed claims of what
+each requirement's evidence establishes (claims.py, spec/requirement-claims.toml): a row whose
+claims declare a part not proved is *partial*, never plain green.
 
 Nothing unclear is green: a result file made on another tree (its recorded input hash is not
 that of the judged tree, see inputs.py) is stale; a tool's own "not ok" is a defect; a test or
@@ -18,13 +20,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import requirements as registry_mod
-from . import baseline, crosshair, junit, links as links_mod
+from . import baseline, claims as claims_mod, crosshair, junit, links as links_mod
 from .files import read_json_object
 from .inputs import step_inputs
 
 JUSTIFICATIONS = Path("spec") / "trace-justifications.toml"
 DEFECT_KINDS = ("uncovered", "orphan", "failing", "not run", "skipped", "unproved", "stale",
-                "unlinked", "suspect")
+                "unlinked", "claim", "suspect")
 GREEN = ("proved", "passed", "confirmed", "no counterexample")
 
 
@@ -51,6 +53,7 @@ class Row:
     test: list[dict] = field(default_factory=list)
     crosshair: list[dict] = field(default_factory=list)
     justified: list[dict] = field(default_factory=list)
+    claims: list[dict] = field(default_factory=list)     # the parts of spec/requirement-claims.toml
     suspect: list[str] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
     defects: list[Defect] = field(default_factory=list)
@@ -61,6 +64,8 @@ class Row:
             return "defect"
         if self.defects:
             return "suspect"
+        if any(c["gap"] for c in self.claims):
+            return "partial"
         return "ok"
 
 
@@ -81,11 +86,12 @@ class Matrix:
             d = asdict(r)
             d["state"] = r.state
             rows.append(d)
-        return {"schema": "sonnx-trace/2", "inputs": self.inputs, "requirements": rows,
+        return {"schema": "sonnx-trace/3", "inputs": self.inputs, "requirements": rows,
                 "orphans": [asdict(o) for o in self.orphans],
                 "evidence": [asdict(d) for d in self.evidence],
                 "summary": {"requirements": len(self.rows),
                             "ok": sum(r.state == "ok" for r in self.rows),
+                            "partial": sum(r.state == "partial" for r in self.rows),
                             "suspect": sum(r.state == "suspect" for r in self.rows),
                             "defect": sum(r.state == "defect" for r in self.rows),
                             "defects": len(self.defects)}}
@@ -233,7 +239,11 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     unmarked = [r for r in records if not r["req"]]
     by_theory_decl = _aggregate(unmarked, lambda r: (r["file"], f"{r['theory']}.{_decl(r)}"))
     justified, skips = _justifications(root)
-    texts = baseline.site_texts(root, registry, found)
+    try:
+        claimed = claims_mod.load(root)
+        texts = baseline.site_texts(root, registry, found)
+    except ValueError as exc:       # spec/requirement-claims.toml malformed
+        raise EvidenceError(str(exc)) from None
     reviewed = baseline.load(root)
     suspects = baseline.suspects(baseline.fingerprints(texts), reviewed)
     diffs = baseline.diffs(root, texts, reviewed, baseline.load_sources(root))
@@ -304,6 +314,13 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
             n = sum(e["status"] == "stale" for e in entries)
             if n:
                 row.defects.append(Defect("stale", rid, f"{n} {kind} result(s) made on another tree"))
+        if claimed is None or rid not in claimed:
+            row.defects.append(Defect("claim", rid, f"no entry in {claims_mod.CLAIMS}: say what its evidence establishes"))
+        else:
+            row.claims, problems = claims_mod.judge(
+                root, rid, claimed[rid], {"proof": row.proof, "crosshair": row.crosshair, "test": row.test},
+                "proof" in req.verification, crosshair_path.exists())
+            row.defects += [Defect("claim", rid, p) for p in problems]
         row.suspect = suspects.get(rid, [])
         row.diffs = diffs.get(rid, {})
         for reason in row.suspect:
@@ -324,6 +341,8 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
 
     orphans = [Defect("orphan", rid, "named in " + ", ".join(f"{s.path}:{s.line}" for s in sites[:3]))
                for rid, sites in sorted(found.mentions.items()) if rid not in registry]
+    orphans += [Defect("orphan", rid, f"has an entry in {claims_mod.CLAIMS}")
+                for rid in sorted(claimed or {}) if rid not in registry]
     inputs = {"junit": _shown(junit_path, root), "junit_found": junit_path.exists(),
               "crosshair": _shown(crosshair_path, root), "crosshair_found": crosshair_path.exists(),
               "proofs": proof_source}

@@ -1,4 +1,4 @@
-"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/1) and CSV."""
+"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/3) and CSV."""
 from __future__ import annotations
 
 import csv
@@ -8,7 +8,7 @@ import json
 
 from .matrix import GREEN, Matrix, Row
 
-_STATE_LABEL = {"ok": "covered", "suspect": "suspect", "defect": "defect"}
+_STATE_LABEL = {"ok": "covered", "partial": "partial", "suspect": "suspect", "defect": "defect"}
 
 
 def _proof_cell(r: Row) -> str:
@@ -34,6 +34,17 @@ def _crosshair_cell(r: Row) -> str:
     return f"{good}/{len(r.crosshair)} harnesses clean"
 
 
+def _claims_cell(r: Row) -> str:
+    """How many parts of the statement each kind of evidence establishes, gaps apart."""
+    if not r.claims:
+        return "-"
+    counts: dict[str, int] = {}
+    for c in r.claims:
+        counts[c["level"]] = counts.get(c["level"], 0) + 1
+    words = {"proof": "proved", "crosshair": "CrossHair only", "test": "tested only", "gap": "gap", "none": "no evidence"}
+    return ", ".join(f"{counts[k]} {words[k]}" for k in words if k in counts)
+
+
 def _issues_cell(r: Row) -> str:
     counts: dict[str, int] = {}
     for d in r.defects:
@@ -47,10 +58,10 @@ def _issues_cell(r: Row) -> str:
 def _cells(r: Row) -> list[str]:
     return [r.id, r.title, _STATE_LABEL[r.state], f"{len(r.spec)} tag(s)" if r.spec else "-",
             f"{len(r.code)} site(s)" if r.code else "-", _proof_cell(r), _test_cell(r),
-            _crosshair_cell(r), _issues_cell(r)]
+            _crosshair_cell(r), _claims_cell(r), _issues_cell(r)]
 
 
-HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair", "Issues"]
+HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair", "Claims", "Issues"]
 
 
 def to_json(m: Matrix) -> str:
@@ -74,7 +85,7 @@ def md_text(text: str) -> str:
 def to_markdown(m: Matrix) -> str:
     s = m.as_dict()["summary"]
     out = ["# SONNX traceability matrix", "",
-           f"{s['requirements']} requirements: {s['ok']} covered, {s['suspect']} suspect, "
+           f"{s['requirements']} requirements: {s['ok']} covered, {s['partial']} partial, {s['suspect']} suspect, "
            f"{s['defect']} with defects; {s['defects']} defect(s) in all.", "",
            "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     for r in m.rows:
@@ -88,6 +99,10 @@ def to_markdown(m: Matrix) -> str:
         out += ["", "## Changes since the last review", ""]
         for rid, key, diff in changed:      # indented code blocks: nothing in a diff can end them
             out += [f"{md_text(rid)} `{md_text(key)}`:", ""] + ["    " + line for line in diff.splitlines()] + [""]
+    gaps = [(r.id, c) for r in m.rows for c in r.claims if c["gap"]]
+    if gaps:
+        out += ["", "## Partial: parts not proved as stated", ""] + [
+            f"- {md_text(rid)} (partial): {md_text(c['part'])} - see {md_text(c['gap'])}" for rid, c in gaps]
     justified = [(r.id, j) for r in m.rows for j in r.justified]
     if justified:
         out += ["", "## Justified gaps", ""] + [f"- {md_text(rid)} has no {md_text(j['kind'])} link: "
@@ -105,6 +120,7 @@ th{background:#f3f4f8;position:sticky;top:0}
 td:first-child{white-space:nowrap}
 .state{font-weight:600;border-radius:4px;padding:.1rem .45rem;white-space:nowrap}
 .ok{background:#dcf5e3;color:#0d6b2c}.suspect{background:#fff0cc;color:#8a5a00}
+.partial{background:#e3e6ff;color:#2b3a9e}
 .defect{background:#fde0e0;color:#9b1c1c}
 .bad{color:#9b1c1c;font-weight:600}.good{color:#0d6b2c}
 details summary{cursor:pointer;color:#2a4fb0}details p{margin:.3rem 0 .3rem 1rem;max-width:60rem}
@@ -134,6 +150,10 @@ def _details(r: Row) -> str:
     for h in r.crosshair:
         parts.append(f"<li>crosshair {e(str(h.get('harness')))}: <span class='{_status_class(str(h.get('status')))}'>"
                      f"{e(str(h.get('status')))}</span></li>")
+    for c in r.claims:
+        shown = [f"{k}: {', '.join(c[k])}" for k in ("proof", "crosshair", "test") if c[k]]
+        gap = f" <span class='partial'>gap: {e(c['gap'])}</span>" if c["gap"] else ""
+        parts.append(f"<li>claim ({e(c['level'])}) {e(c['part'])}: {e('; '.join(shown))}{gap}</li>")
     for j in r.justified:
         parts.append(f"<li>justified gap ({e(j['kind'])}): {e(j['justification'])}</li>")
     for d in r.defects:
@@ -169,7 +189,8 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
         f"<title>{e(title)}</title><style>{_CSS}</style></head><body>"
         f"<h1>{e(title)}</h1><p class='sub'>{e(context)}</p>"
         f"<p class='counts'><span>{s['requirements']} requirements</span>"
-        f"<span class='state ok'>{s['ok']} covered</span> <span class='state suspect'>{s['suspect']} suspect</span> "
+        f"<span class='state ok'>{s['ok']} covered</span> <span class='state partial'>{s['partial']} partial</span> "
+        f"<span class='state suspect'>{s['suspect']} suspect</span> "
         f"<span class='state defect'>{s['defect']} with defects</span></p>"
         f"<table><thead><tr>{''.join(f'<th>{h}</th>' for h in HEADERS)}</tr></thead><tbody>"
         + "".join(rows) + "</tbody></table>"

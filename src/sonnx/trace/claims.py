@@ -1,0 +1,141 @@
+"""What each requirement's evidence establishes, part by part (spec/requirement-claims.toml).
+
+A reviewed file with one entry per requirement: its statement cut into parts, and for each
+part the proof goals that prove it (``proof``, as ``FILE:GOAL``), the CrossHair harnesses that
+check it (``crosshair``), the tests that test it (``test``, as the trace names them), and,
+for a part that is not proved, or whose goals do not establish it as stated, ``gap``: the
+path of a file in the repository that says why. The trace checks the claims against the
+evidence it found, so that no row is greener than what establishes it:
+
+- a requirement without an entry, or an entry for no requirement, is a defect;
+- a part naming a goal, harness or test that is not linked to its requirement is a defect (a
+  claim that names nothing real is no claim); one that failed already makes the row a defect
+  (failing, unproved, not run: every linked item is judged, claimed or not);
+- a part without any proof, of a requirement whose registry entry demands a proof, must
+  declare its gap; a gap whose file is missing, empty or does not name the requirement is a
+  defect;
+- a row whose claims all hold but which declares a gap is *partial*, never plain green.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+CLAIMS = Path("spec") / "requirement-claims.toml"
+KINDS = ("proof", "crosshair", "test")
+
+
+@dataclass(frozen=True)
+class Part:
+    text: str
+    proof: tuple[str, ...] = ()
+    crosshair: tuple[str, ...] = ()
+    test: tuple[str, ...] = ()
+    gap: str | None = None
+
+    def level(self) -> str:
+        """The strongest evidence of the part: ``gap`` when a gap is declared."""
+        if self.gap:
+            return "gap"
+        return next((k for k in KINDS if getattr(self, k)), "none")
+
+
+def _part(rid: str, n: int, d: object) -> Part:
+    where = f"{CLAIMS}: {rid} part {n}"
+    if not isinstance(d, dict):
+        raise ValueError(f"{where} is not a table")
+    unknown = sorted(set(d) - {"part", "gap", *KINDS})
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} (known: part, proof, crosshair, test, gap)")
+    text, gap = d.get("part"), d.get("gap")
+    if not (isinstance(text, str) and text.strip()):
+        raise ValueError(f"{where} needs part, the words of the statement it covers")
+    if gap is not None and not (isinstance(gap, str) and gap.strip()):
+        raise ValueError(f"{where}: gap must be the path of a justification file")
+    lists = {}
+    for k in KINDS:
+        v = d.get(k, [])
+        if not (isinstance(v, list) and all(isinstance(x, str) and x for x in v)):
+            raise ValueError(f"{where}: {k} must be a list of names")
+        lists[k] = tuple(v)
+    return Part(" ".join(text.split()), gap=gap, **lists)
+
+
+def load(root: Path) -> dict[str, list[Part]] | None:
+    """requirement -> its parts; None when the file does not exist. ValueError when malformed."""
+    path = root / CLAIMS
+    if not path.exists():
+        return None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: malformed ({exc})") from None
+    out = {}
+    for rid, parts in data.items():
+        if not (isinstance(parts, list) and parts):
+            raise ValueError(f"{CLAIMS}: {rid} must be a list of parts ([[{rid}]] tables)")
+        out[rid] = [_part(rid, n, d) for n, d in enumerate(parts, 1)]
+    return out
+
+
+def text(parts: list[Part]) -> str:
+    """The reviewed form of an entry (what the baseline fingerprints), one line per field."""
+    lines = []
+    for p in parts:
+        lines.append(f"part: {p.text}")
+        lines += [f"  {k}: {', '.join(getattr(p, k))}" for k in KINDS if getattr(p, k)]
+        if p.gap:
+            lines.append(f"  gap: {p.gap}")
+    return "\n".join(lines)
+
+
+def gap_text(root: Path, rel: str) -> str:
+    """A justification file's text, whitespace collapsed ("" when it is not a readable file)."""
+    path = root / rel
+    try:
+        return " ".join(path.read_text(encoding="utf-8").split()) if path.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _gap_problem(root: Path, rid: str, rel: str) -> str | None:
+    inside = (root / rel).resolve().is_relative_to(root.resolve())
+    body = gap_text(root, rel) if inside else ""
+    if not body:
+        return f"justification file {rel} is missing or empty"
+    if rid not in body:
+        return f"justification file {rel} does not name {rid}"
+    return None
+
+
+def judge(root: Path, rid: str, parts: list[Part], found: dict[str, list[dict]],
+          demands_proof: bool, crosshair_read: bool) -> tuple[list[dict], list[str]]:
+    """The parts as the report shows them, and what is wrong with them. ``found`` holds the
+    row's evidence: ``proof`` (entries with path, goal, status), ``crosshair`` (harness,
+    status), ``test`` (test, status). Without a CrossHair summary (``crosshair_read`` false)
+    the harnesses named cannot be checked: one problem says so, instead of one per name."""
+    named = {"proof": lambda e: f"{e['path']}:{e['goal']}", "crosshair": lambda e: e["harness"],
+             "test": lambda e: e["test"]}
+    out, problems = [], []
+    for n, p in enumerate(parts, 1):
+        where = f"part {n} ({p.text[:60]})"
+        for kind in KINDS if crosshair_read else ("proof", "test"):
+            for ref in getattr(p, kind):
+                hits = [e for e in found[kind] if not e.get("declared") and named[kind](e) == ref]
+                if not hits:
+                    problems.append(f"{where} names {kind} {ref}, which is not linked to {rid}")
+        if p.gap:
+            problem = _gap_problem(root, rid, p.gap)
+            if problem:
+                problems.append(f"{where}: {problem}")
+        elif demands_proof and not p.proof:
+            problems.append(f"{where} is not proved and declares no gap")
+        if not any(getattr(p, k) for k in KINDS):
+            problems.append(f"{where} names no evidence")
+        out.append({"part": p.text, "level": p.level(), "proof": list(p.proof),
+                    "crosshair": list(p.crosshair), "test": list(p.test), "gap": p.gap})
+    unverified = sum(len(p.crosshair) for p in parts) if not crosshair_read else 0
+    if unverified:
+        problems.append(f"names {unverified} CrossHair harness(es), unverified: no CrossHair summary was read")
+    return out, problems
