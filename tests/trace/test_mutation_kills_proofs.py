@@ -294,3 +294,40 @@ def test_a_wrapped_location_is_read_from_the_last_line_and_a_last_prop_may_have_
     wrapped = A.parse_theories('theory T\n  axiom a_long_name\n    #"f.mlw" 1 2 3#')
     assert wrapped == [{"theory": "T", "kind": "axiom", "name": "a_long_name", "loc": ("f.mlw", 1, 2, 3)}]
     assert A.parse_theories("theory T\n  axiom last") == [{"theory": "T", "kind": "axiom", "name": "last", "loc": None}]
+
+
+# ------------------------------------------------------------------ loops that must end (run 3's hangs)
+# proofs.parse_why3_json__mutmut_14 (decode from the start each time) and
+# whyml._comment_before__mutmut_18 (`k = 1` for `k -= 1`) ran for ever: each loop's end rested on
+# one index update. Both are now loops over a finite sequence; these tests run the readers on a
+# thread and fail, instead of hanging, when one does not return.
+
+def _returns_within_guard(fn, *args):
+    got = []
+    t = threading.Thread(daemon=True, target=lambda: got.append(fn(*args)))
+    t.start()
+    t.join(HANG_GUARD_S)
+    assert not t.is_alive(), f"{fn.__name__} did not return within {HANG_GUARD_S} s"
+    return got[0]
+
+
+def test_why3_json_reader_ends_and_reads_objects_laid_end_to_end():
+    """Several records, one after the other with or without blanks between them (why3 prints
+    each over several lines): every record read once, in order."""
+    a, b, c = (REC % (f'"goal_name": "{n}\'vc"', "") for n in "abc")
+    text = "\n " + a + b + "\n\n" + c.replace(", ", ",\n   ") + "\n"
+    recs = _returns_within_guard(proofs.parse_why3_json, text)
+    assert [r["expl"] for r in recs] == ["a'vc", "b'vc", "c'vc"]
+    assert _returns_within_guard(proofs.parse_why3_json, " \n\t") == []
+    with pytest.raises(proofs.Why3OutputError, match=r"at char 1: 'x\{"):
+        proofs.parse_why3_json(" x" + a)
+
+
+def test_whyml_comment_reader_ends_and_takes_the_nearest_opening_line():
+    text = "(* far *)\nmodule M\n  (* first line\n     second line *)\n  goal g: true\n  x *)\n  goal h: true\nend\n"
+    decls = _returns_within_guard(whyml.declarations, text)
+    assert [(d.name, d.comment) for d in decls] == [
+        ("g", "  (* first line\n     second line *)"),
+        ("h", "  (* first line\n     second line *)\n  goal g: true\n  x *)")]
+    # no line opens a comment: from the first line
+    assert [d.comment for d in _returns_within_guard(whyml.declarations, "a\n b *)\ngoal g: true")] == ["a\n b *)"]
