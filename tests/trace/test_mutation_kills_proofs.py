@@ -540,6 +540,8 @@ def test_the_proof_step_with_every_answer_valid_is_ok_and_writes_every_field(ste
     assert re.fullmatch(r"prove: \[ *\d+\.\ds\] assumptions \(from Why3's view\): 1 listed, 0 problem\(s\)", lines[1])
     assert re.fullmatch(r"prove: \[ *\d+\.\ds\] f\.py: 1/1 VCs valid \(\d+\.\d s\)", lines[2])
     assert re.fullmatch(r"written build/evidence/proofs\.json in \d+\.\d+ s: OK", lines[-1])
+    # each progress line shows the time since the step began: never more than the whole step
+    assert all(0 <= float(t) <= s["seconds"] + 0.1 for t in re.findall(r"^prove: \[ *([\d.]+)s\]", out, re.M))
 
 
 # each fault of why3 or of what it reads: (answer to change, how; the goal records' results;
@@ -578,6 +580,8 @@ def test_a_fault_anywhere_fails_the_proof_step(step, why3, capsys, fault):
     assert [g["result"] for g in s["goals"]] == results
     for k, v in fields.items():
         assert s[k] == v
+    for problem in s["assumption_problems"]:          # each shown under the assumptions line
+        assert f"    {problem}" in out.splitlines()
 
 
 def test_a_missing_session_is_not_replayed_and_fails_the_step(step, why3, capsys):
