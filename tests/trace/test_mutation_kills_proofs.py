@@ -661,6 +661,9 @@ def test_assumptions_are_read_from_both_printers_and_a_clones_copy_is_listed_onc
     why3.answer("theory t.mlw", THEORIES.replace("  goal f'refn'vc #\"t.mlw\" 7 6 7# :\n", ""))
     vals = [a for a in A.find(tmp_path, ["t.mlw"])["assumptions"] if a["kind"] == "val"]
     assert vals == [{"file": "t.mlw", "theory": "A", "kind": "val", "name": "f", "line": 7, "at": "t.mlw:7"}]
+    # only a refinement goal discharges a val: another goal at its location does not (find__mutmut_56)
+    why3.answer("theory t.mlw", THEORIES.replace("goal f'refn'vc", "goal f'vc"))
+    assert ("A", "val", "f") in [(a["theory"], a["kind"], a["name"]) for a in A.find(tmp_path, ["t.mlw"])["assumptions"]]
     # an assume without a location is placed at its file
     why3.answer("modules t.mlw", err="module A\n  let k\n    assume { false }\nend\n")
     [a] = [a for a in A.find(tmp_path, ["t.mlw"])["assumptions"] if a["kind"] == "assume"]
