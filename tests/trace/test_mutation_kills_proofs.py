@@ -329,8 +329,9 @@ def test_whyml_comment_reader_ends_and_takes_the_nearest_opening_line():
     assert [(d.name, d.comment) for d in decls] == [
         ("g", "  (* first line\n     second line *)"),
         ("h", "  (* first line\n     second line *)\n  goal g: true\n  x *)")]
-    # no line opens a comment: from the first line
-    assert [d.comment for d in _returns_within_guard(whyml.declarations, "a\n b *)\ngoal g: true")] == ["a\n b *)"]
+    # no line above opens a comment: from the first line (a comment below does not count)
+    text = "a\n b *)\ngoal g: true\n(* below *)"
+    assert [d.comment for d in _returns_within_guard(whyml.declarations, text)] == ["a\n b *)"]
 
 
 # ------------------------------------------------------------------ run 3's unexplained survivors
@@ -391,6 +392,7 @@ def test_refining_one_val_discharges_its_copies_only():
 
 import os  # noqa: E402
 import re  # noqa: E402
+import time  # noqa: E402
 import xml.etree.ElementTree as ET  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -505,7 +507,10 @@ def test_the_proof_step_with_every_answer_valid_is_ok_and_writes_every_field(ste
     work = step / "build" / "proofs-replay"
     work.mkdir(parents=True)
     (work / "stale.txt").write_text("left by an earlier run")
+    (step / "build" / "evidence").mkdir()                 # an earlier bundle's folder
+    t0 = time.monotonic()
     rc, s, out = _run(step, capsys)
+    wall = time.monotonic() - t0
     assert rc == 0 and s["ok"] is True
     assert [(g["file"], g["goal"], g["req"], g["prover"], g["result"]) for g in s["goals"]] == [
         ("proofs/x.mlw", "g", ["MUL-R1"], "z3", "valid"), ("f.py", "f", ["MUL-R1"], "cvc5", "valid")]
@@ -540,8 +545,11 @@ def test_the_proof_step_with_every_answer_valid_is_ok_and_writes_every_field(ste
     assert re.fullmatch(r"prove: \[ *\d+\.\ds\] assumptions \(from Why3's view\): 1 listed, 0 problem\(s\)", lines[1])
     assert re.fullmatch(r"prove: \[ *\d+\.\ds\] f\.py: 1/1 VCs valid \(\d+\.\d s\)", lines[2])
     assert re.fullmatch(r"written build/evidence/proofs\.json in \d+\.\d+ s: OK", lines[-1])
-    # each progress line shows the time since the step began: never more than the whole step
+    # each progress line shows the time since the step began, and the file's own time: never
+    # more than the whole step, itself no more than the test's wall clock around it
+    assert 0 <= s["seconds"] <= wall + 0.05 and s["seconds"] == round(s["seconds"], 1)
     assert all(0 <= float(t) <= s["seconds"] + 0.1 for t in re.findall(r"^prove: \[ *([\d.]+)s\]", out, re.M))
+    assert all(0 <= float(t) <= s["seconds"] + 0.1 for t in re.findall(r"\((\d+\.\d) s\)$", out, re.M))
 
 
 # each fault of why3 or of what it reads: (answer to change, how; the goal records' results;
@@ -555,6 +563,9 @@ FAULTS = {
                             ["not proved (replay: obsolete)", "valid"], {"replay": {"proofs/x.mlw": 0}}),
     "a crash of the replay": (("replay x", dict(err="why3: internal error: Not_found\n", rc=2)),
                               ["not proved (replay: error)", "valid"], {"replay": {"proofs/x.mlw": 2}}),
+    "an attempt stopped by the hang guard": (("replay x", dict(out=REPLAY_FAILED.replace(
+        "Unknown (unknown) (0.01s, 915 steps)", "Timeout (121.00s)"), rc=1)),
+        ["hang guard hit", "valid"], {"hang_guard_hit": ["proofs/x.mlw g"]}),
     "garbage from the replay": (("replay x", dict(out="\x00%%% 1/1 (replay\n")),
                                 ["not proved (replay: error)", "valid"], {"replay": {"proofs/x.mlw": 0}}),
     "garbage from the front-end": (("json cvc5", dict(out="Valid\n")),
@@ -582,6 +593,14 @@ def test_a_fault_anywhere_fails_the_proof_step(step, why3, capsys, fault):
         assert s[k] == v
     for problem in s["assumption_problems"]:          # each shown under the assumptions line
         assert f"    {problem}" in out.splitlines()
+
+
+def test_every_front_end_file_is_proved_and_kept(step, why3, capsys, monkeypatch):
+    (step / "g.py").write_text("def g(y):\n    return y\n")
+    monkeypatch.setattr(prove, "PY_FILES", ["f.py", "g.py"])
+    rc, s, _ = _run(step, capsys)
+    assert rc == 0 and [(g["file"], g["goal"]) for g in s["goals"]] == [("proofs/x.mlw", "g"), ("f.py", "f"), ("g.py", "g")]
+    assert s["python_frontend"]["total"] == 2
 
 
 def test_a_missing_session_is_not_replayed_and_fails_the_step(step, why3, capsys):
@@ -636,6 +655,9 @@ def test_replay_reads_both_streams_and_a_hang_is_stopped_by_the_guard(step, why3
     assert rep["status"] == "hang guard hit" and rep["rc"] is None and list(rep["failures"]) == ["g.0"]
     assert 2 <= rep["seconds"] < 30 and rep["seconds"] == round(rep["seconds"], 1)
     assert proofs.summary(step, {"proofs/x.mlw": rep})["goals"][0]["result"] == "hang guard hit"
+    why3.answer("replay x", sleep=30)                      # silent until stopped: nothing to show
+    rep = prove.replay_session(step, "proofs/x.mlw", work, hang_guard=1)
+    assert (rep["status"], rep["failures"], rep["tail"]) == ("hang guard hit", {}, [])
     rep = prove.replay_session(step, "proofs/nothing.mlw", work)
     assert rep == {"status": "missing", "rc": None, "failures": {}, "seconds": 0.0,
                    "tail": ["missing session proofs/nothing/why3session.xml"]}
@@ -664,6 +686,12 @@ def test_assumptions_are_read_from_both_printers_and_a_clones_copy_is_listed_onc
     # only a refinement goal discharges a val: another goal at its location does not (find__mutmut_56)
     why3.answer("theory t.mlw", THEORIES.replace("goal f'refn'vc", "goal f'vc"))
     assert ("A", "val", "f") in [(a["theory"], a["kind"], a["name"]) for a in A.find(tmp_path, ["t.mlw"])["assumptions"]]
+    # each assume is listed (two in one let), and a val printed again in a clone does not end the list
+    why3.answer("modules t.mlw", err=MODULES + 'module C\n  let m\n    #"t.mlw" 30 4 9#\n    assume { true };\n'
+                '    #"t.mlw" 31 4 9#\n    assume { true }\nend\n')
+    assert [(a["theory"], a["kind"], a["name"], a["line"]) for a in A.find(tmp_path, ["t.mlw"])["assumptions"]
+            if a["kind"] != "axiom"] == [("A", "val", "f", 7), ("A", "assume", "k", 10), ("C", "assume", "m", 30),
+                                         ("C", "assume", "m", 31)]
     # an assume without a location is placed at its file
     why3.answer("modules t.mlw", err="module A\n  let k\n    assume { false }\nend\n")
     [a] = [a for a in A.find(tmp_path, ["t.mlw"])["assumptions"] if a["kind"] == "assume"]
