@@ -22,8 +22,8 @@ from pathlib import Path
 from sonnx.trace import proof_assumptions as A
 from sonnx.trace import proofs
 from sonnx.trace.inputs import step_inputs
-from sonnx.trace.proofs import (HEADER, LIB_FILES, PROVERS, PY_FILES, _keyed, _proved,
-                                parse_py, parse_replay, parse_why3_json, summary, table)
+from sonnx.trace.proofs import (HEADER, LIB_FILES, PROVERS, PY_FILES, Why3OutputError, _keyed,
+                                _proved, parse_py, parse_replay, parse_why3_json, summary, table)
 
 # Verdicts come from prover steps: `why3 replay --use-steps` gives every recorded attempt the
 # step count recorded in the session (+1) as its budget (z3 `rlimit`, cvc5 `--rlimit`), which

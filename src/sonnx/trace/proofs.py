@@ -208,14 +208,15 @@ def parse_why3_json(stdout: str) -> list[dict]:
 
     Raises Why3OutputError on anything that is not such an object (stray text, a record
     without location or answer), so that no VC can be silently lost."""
-    dec, i, out = json.JSONDecoder(), 0, []
-    while True:
-        while i < len(stdout) and stdout[i].isspace():
-            i += 1
-        if i >= len(stdout):
-            return out
+    dec, out, end = json.JSONDecoder(), [], 0
+    # a loop over the non-blank characters, not `while True`: it ends whatever the decoder
+    # returns; an object starts at the first one after the end of the object before it
+    for m in re.finditer(r"\S", stdout):
+        i = m.start()
+        if i < end:
+            continue
         try:
-            o, i = dec.raw_decode(stdout, i)
+            o, end = dec.raw_decode(stdout, i)
         except json.JSONDecodeError as e:
             raise Why3OutputError(f"unreadable why3 output at char {i}: {stdout[i:i + 80]!r}") from e
         try:
@@ -228,6 +229,7 @@ def parse_why3_json(stdout: str) -> list[dict]:
         except (KeyError, TypeError, ValueError) as e:
             raise Why3OutputError(f"why3 goal record without {e}: {json.dumps(o)[:200]}") from e
         out.append(rec)
+    return out
 
 
 def _keyed(recs: list[dict]) -> dict[tuple, dict]:

@@ -82,10 +82,10 @@ def _comment_before(lines: list[str], n: int) -> str:
     j = n - 1
     if j < 0 or not lines[j].rstrip().endswith("*)"):
         return ""
-    k = j
-    while k >= 0 and "(*" not in lines[k]:
-        k -= 1
-    return "\n".join(lines[max(k, 0):j + 1])
+    # the nearest line from j up that opens a comment (the first line when none does): a
+    # bounded search, not a loop whose end rests on one decrement
+    k = next((k for k in range(j, -1, -1) if "(*" in lines[k]), 0)
+    return "\n".join(lines[k:j + 1])
 
 
 def declarations(text: str) -> list[Declaration]:
