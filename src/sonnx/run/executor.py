@@ -60,7 +60,7 @@ def _takes_mode(op_type: str) -> bool:
     return "mode" in inspect.signature(operator(op_type).kernel).parameters
 
 
-def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, opset: int) -> np.ndarray:
+def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, opset: int | None = None) -> np.ndarray:
     """One node: the registry's kernel of ``op_type`` on ``args``, with the node's attributes
     (ONNX names) and the model's opset; ``mode`` goes to the kernels that have one (Gemm, MatMul).
     Shared by the executor and the onnx.reference operators of sonnx.reference."""
@@ -69,7 +69,9 @@ def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, op
     kwargs = {names[k]: v for k, v in attrs.items() if k in names}
     if _takes_mode(op_type):
         kwargs["mode"] = mode
-    return op.kernel(*args, opset=opset, **kwargs)
+    if opset is not None:
+        kwargs["opset"] = opset
+    return op.kernel(*args, **kwargs)
 
 
 def _attributes(node) -> dict:

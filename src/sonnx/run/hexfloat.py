@@ -49,7 +49,8 @@ def format_array(a: np.ndarray) -> str:
     name = dtypes.name_of(a.dtype)
     flat = np.ascontiguousarray(a).reshape(-1)
     if dtypes.is_float(name):
-        lines = map(format_float, flat.astype(np.float64).tolist())   # exact: every value is a double
+        with np.errstate(invalid="ignore"):    # a signalling NaN warns when widened; it stays a NaN
+            lines = map(format_float, flat.astype(np.float64).tolist())   # exact: every value is a double
     else:
         lines = map(str, flat.tolist())
     return "".join(line + "\n" for line in lines)
