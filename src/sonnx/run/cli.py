@@ -44,7 +44,7 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     return p
 
 
-def _progress(verbosity: int, stream=sys.stderr):
+def _progress(verbosity: int):
     """Per-node progress on stderr: every node with -v, else about one line a second once a run
     takes longer than that (a model with many nodes)."""
     last = [time.perf_counter()]
@@ -53,7 +53,7 @@ def _progress(verbosity: int, stream=sys.stderr):
         now = time.perf_counter()
         if verbosity > 0 or now - last[0] >= 1.0:
             last[0] = now
-            write(stream, f"{PROG}: node {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)!s}\n")
+            write(sys.stderr, f"{PROG}: node {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)!s}\n")
     return show if verbosity >= 0 else None
 
 
