@@ -96,11 +96,39 @@ def test_bad_input_in_a_subprocess(files, case):
     assert p.stderr.count("\n") == 1 and words in p.stderr, p.stderr
 
 
+def test_names_and_paths_holding_an_equals_sign(tmp_path, capsys):
+    """ONNX names and paths may both hold '=': NAME is the longest input name the argument
+    starts with; a bare existing FILE.npz is a file, whatever it holds."""
+    model = one_node("Mul", TensorProto.FLOAT)
+    model.graph.input[0].name = "A=1"
+    model.graph.node[0].input[0] = "A=1"
+    path = save(model, tmp_path / "m.onnx")
+    (tmp_path / "d=x").mkdir()
+    np.save(tmp_path / "d=x" / "a.npy", np.full((2, 3), 3, np.float32))
+    np.save(tmp_path / "b.npy", np.full((2, 3), 2, np.float32))
+    code = main(["run", path, "--input", f"A=1={tmp_path}/d=x/a.npy", "--input", f"B={tmp_path}/b.npy"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    np.savez(tmp_path / "d=x" / "all.npz", **{"A=1": np.ones((2, 3), np.float32), "B": np.ones((2, 3), np.float32)})
+    assert main(["run", path, "--input", f"{tmp_path}/d=x/all.npz"]) == 0
+    assert main(["run", path, "--input", f"C={tmp_path}/b.npy"]) == 2
+    assert "has no input 'C'" in capsys.readouterr().err
+
+
+def test_an_openvino_ir_is_not_run(tmp_path, capsys):
+    (tmp_path / "m.xml").write_text("<net/>")
+    assert main(["run", str(tmp_path / "m.xml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "executes ONNX models" in err
+
+
 def test_good_inputs_pass(files, capsys):
     """The same files as above where they are right: each runs (exit 0) with the same result;
     a big-endian float32 .npy holds the same values, so it is no cast."""
     outs = set()
-    for spec in (["--input", "x={d}/x.npy"], ["--input", "x={d}/x.txt"], ["--input", "x={d}/x_big_endian.npy"]):
+    (files / "x_bom.txt").write_text("\ufeff" + (files / "x.txt").read_text(), encoding="utf-8")
+    for spec in (["--input", "x={d}/x.npy"], ["--input", "x={d}/x.txt"], ["--input", "x={d}/x_big_endian.npy"],
+                 ["--input", "x={d}/x_bom.txt"]):
         assert main(["run", MODEL, *_args(spec, files)]) == 0
         out, err = capsys.readouterr()
         assert err == ""
@@ -175,3 +203,16 @@ def test_the_python_api_refuses_the_same_inputs(files):
     with pytest.raises(RunError) as exc:
         sonnx.run(MODEL.replace("_c_full", ""), {"x": good})
     assert [f.rule for f in exc.value.findings] == ["GEMM-R4"] * 3
+
+
+def test_progress_without_v_once_a_run_takes_long(files, capsys, monkeypatch):
+    """Without -v a line appears about once a second of run time (a clock advancing 2 s per
+    reading: every node is shown); with -q none."""
+    from sonnx.run import cli as run_cli
+    clock = iter(range(0, 10**6, 2))
+    monkeypatch.setattr(run_cli.time, "perf_counter", lambda: float(next(clock)))
+    assert main(["run", MODEL, "--input", f"x={files}/x.npy"]) == 0
+    assert capsys.readouterr().err.count("sonnx run: node ") == 5
+    assert main(["run", MODEL, "--input", f"x={files}/x.npy", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""

@@ -86,6 +86,9 @@ def load(model_or_path) -> Loaded:
     from onnx import numpy_helper
 
     from ..validate.api import validate
+    if isinstance(model_or_path, (str, os.PathLike)) and os.fsdecode(model_or_path).lower().endswith(".xml"):
+        raise RunError(f"{os.fsdecode(model_or_path)}: sonnx run executes ONNX models; an OpenVINO IR is "
+                       "validated only (run the ONNX model it was converted from)")
     report = validate(model_or_path)
     if report.error is not None:
         raise RunError(report.error)

@@ -68,7 +68,7 @@ def _npz(path: str) -> dict[str, np.ndarray]:
 
 def _text(path: str, spec: InputSpec) -> np.ndarray:
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:      # a byte-order mark is not a value
             lines = fh.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{shown_path(path)}: cannot read it as text "
@@ -108,9 +108,16 @@ def read_inputs(args: list[str], specs: dict[str, InputSpec]) -> dict[str, np.nd
         feeds[name] = _typed(array, specs[name], where)
 
     for arg in args:
-        name, sep, path = arg.partition("=")
-        if not sep or (name not in specs and os.path.exists(arg)):
+        # NAME=FILE: NAME the longest input name the argument starts with (ONNX names and paths
+        # may both hold '='); otherwise an existing file is FILE.npz, else NAME is unknown
+        named = [n for n in specs if arg.startswith(n + "=")]
+        if named:
+            name = max(named, key=len)
+            path = arg[len(name) + 1:]
+        elif os.path.exists(arg) or "=" not in arg:
             name, path = "", arg
+        else:
+            name, _, path = arg.partition("=")
         if not path:
             raise InputError(f"--input {arg!r}: give NAME=FILE, or FILE.npz whose keys are input names")
         if not os.path.exists(path):
