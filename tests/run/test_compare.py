@@ -131,3 +131,6 @@ def test_the_compare_report_names_every_node_with_v(capsys, tmp_path):
     import json
     report = json.loads((tmp_path / "out" / "compare.json").read_text())
     assert report["within_bounds"] is True and len(report["nodes"]) == 5
+    run = json.loads((tmp_path / "out" / "run.json").read_text())   # the outputs are written too
+    for name, d in run["outputs"].items():
+        assert (tmp_path / "out" / d["npy"]).exists() and d["sha256"] in out

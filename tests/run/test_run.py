@@ -190,3 +190,10 @@ def test_a_graph_input_with_an_initializer_takes_its_default(tmp_path):
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert_same_bits(sonnx.run(model, {"A": a})["Y"], a * 2)
     assert_same_bits(sonnx.run(model, {"A": a, "B": a})["Y"], a * a)
+
+
+def test_output_file_names_are_safe_and_distinct():
+    from sonnx.run.io import file_stem
+    taken = {"run"}
+    stems = [file_stem(n, taken) for n in ["y", "a/b", "a_b", "run", "", ".hidden", "../up", "Y", "\u00e9"]]
+    assert stems == ["y", "a_b", "a_b_2", "run_2", "output", "hidden", "_up", "Y_2", "_"]

@@ -77,6 +77,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             error(PROG, f"-o {shown_path(args.output_dir)}: its parent directory {shown_path(parent)} does "
                         "not exist; create it first")
             return 2
+    result = None
     try:
         loaded = load(args.model)
         feeds = io.read_inputs(args.inputs, loaded.inputs)
@@ -87,8 +88,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             except CompareError as exc:
                 error(PROG, str(exc))
                 return 2
-            return _report_comparison(args, result)
-        outputs = run_graph(loaded, feeds, args.mode, _progress(args.verbosity))
+            outputs = result.sonnx_outputs
+        else:
+            outputs = run_graph(loaded, feeds, args.mode, _progress(args.verbosity))
     except RunError as exc:
         for f in exc.findings:
             where = f" ({f.location})" if f.location != "model" else ""
@@ -104,6 +106,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.output_dir:
         try:
             written = io.write_outputs(args.output_dir, outputs, summary)
+            if result is not None:
+                written.append(os.path.join(args.output_dir, "compare.json"))
+                with open(written[-1], "w", encoding="utf-8") as fh:
+                    json.dump(result.as_dict(), fh, indent=2)
+                    fh.write("\n")
         except OSError as exc:
             error(PROG, f"cannot write to {shown_path(args.output_dir)}: {exc.strerror or exc}")
             return 2
@@ -113,6 +120,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         write(sys.stdout, "".join(
             f"{neutral(name)}  {d['dtype']} {tuple(d['shape'])}  sha256 {d['sha256']}\n"
             for name, d in summary["outputs"].items()) + f"mode {args.mode}\n")
+    if result is not None:
+        return _report_comparison(args, result)
     return 0
 
 
@@ -129,15 +138,5 @@ def _report_comparison(args, result) -> int:
     checked = sum(n.status == "within" for n in result.nodes)
     verdict = ("within the profile's bounds" if result.within_bounds else "NOT shown within the profile's bounds")
     lines.append(f"onnxruntime: {checked} of {len(result.nodes)} nodes within their bounds; {verdict}")
-    if args.output_dir:
-        try:
-            if not os.path.isdir(args.output_dir):
-                os.mkdir(args.output_dir)
-            with open(os.path.join(args.output_dir, "compare.json"), "w", encoding="utf-8") as fh:
-                json.dump(result.as_dict(), fh, indent=2)
-                fh.write("\n")
-        except OSError as exc:
-            error(PROG, f"cannot write to {shown_path(args.output_dir)}: {exc.strerror or exc}")
-            return 2
     write(sys.stdout, "".join(line + "\n" for line in lines))
     return 0 if result.within_bounds else 1

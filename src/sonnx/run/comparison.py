@@ -58,6 +58,7 @@ class Comparison:
     mode: str
     outputs: list[OutputDiff] = field(default_factory=list)
     nodes: list[NodeCheck] = field(default_factory=list)
+    sonnx_outputs: dict = field(default_factory=dict)      # name -> sonnx's result (not in as_dict)
 
     @property
     def within_bounds(self) -> bool:
@@ -189,7 +190,7 @@ def compare(model_or_path, inputs: dict[str, np.ndarray], mode: str = "exact", p
         theirs = _session(model).run(None, feeds)
     except Exception as exc:
         raise CompareError(f"onnxruntime cannot run the model: {str(exc).splitlines()[0][:300]}") from None
-    result = Comparison(mode)
+    result = Comparison(mode, sonnx_outputs={o.name: values[o.name] for o in model.graph.output})
     for out, y in zip(model.graph.output, theirs):
         result.outputs.append(output_diff(out.name, values[out.name], y))
     nodes = list(model.graph.node)
