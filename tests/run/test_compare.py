@@ -134,3 +134,13 @@ def test_the_compare_report_names_every_node_with_v(capsys, tmp_path):
     run = json.loads((tmp_path / "out" / "run.json").read_text())   # the outputs are written too
     for name, d in run["outputs"].items():
         assert (tmp_path / "out" / d["npy"]).exists() and d["sha256"] in out
+
+
+def test_without_onnxruntime_compare_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(__import__("sys").modules, "onnxruntime", None)     # import now fails
+    model_id = MLP_IDS[0]
+    np.save(tmp_path / "x.npy", inputs(dict(MODELS)[model_id])[0]["x"])
+    code = main(["run", mlp_path(model_id), "--input", f"x={tmp_path}/x.npy", "--compare", "onnxruntime"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and captured.err.count("\n") == 1
+    assert "onnxruntime is not installed; pip install onnxruntime" in captured.err
