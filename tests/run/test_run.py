@@ -176,7 +176,8 @@ def test_import_sonnx_stays_light_and_sonnx_run_is_the_function():
     code = ("import sys, sonnx; assert 'onnx' not in sys.modules and 'sonnx.run' not in sys.modules, "
             "sorted(m for m in sys.modules if 'onnx' in m); import sonnx.run.cli; "
             "assert callable(sonnx.run) and sonnx.run.__module__ == 'sonnx.run'; "
-            "from sonnx.run import compare; assert callable(compare); print('ok')")
+            "from sonnx.run import compare; assert sonnx.run.compare is compare; "
+            "assert 'onnxruntime' not in sys.modules; print('ok')")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.stdout == "ok\n", p.stderr
 

@@ -1,16 +1,17 @@
 """``sonnx.run(model_or_path, inputs, mode="exact")``: execute a conformant model with sonnx's
 kernels (executor.py); inputs and outputs as files (io.py, hexfloat.py); the comparison with
-onnxruntime (comparison.py, ``from sonnx.run import compare``); the command line (cli.py).
+onnxruntime (comparison.py: ``sonnx.run.compare(model, inputs)``); the command line (cli.py).
 
 Loaded on first use: ``import sonnx`` stays light (onnx and the validator load here)."""
 from __future__ import annotations
 
 import numpy as np
 
+from .comparison import CompareError, compare
 from .executor import RunError, load, run_graph
 from .io import InputError, check_feeds
 
-__all__ = ["InputError", "RunError", "compare", "run"]
+__all__ = ["CompareError", "InputError", "RunError", "compare", "run"]
 
 
 def run(model_or_path, inputs: dict[str, np.ndarray], mode: str = "exact") -> dict[str, np.ndarray]:
@@ -27,8 +28,7 @@ def run(model_or_path, inputs: dict[str, np.ndarray], mode: str = "exact") -> di
     return run_graph(loaded, check_feeds(dict(inputs), loaded.inputs), mode)
 
 
-def __getattr__(name: str):
-    if name == "compare":
-        from .comparison import compare
-        return compare
-    raise AttributeError(f"module 'sonnx.run' has no attribute {name!r}")
+
+# ``sonnx.run`` is the function above (sonnx/__init__.py); ``sonnx.run.compare`` works on it too
+# (comparison.py imports onnxruntime only when compare is called)
+run.compare = compare
