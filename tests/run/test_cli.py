@@ -39,6 +39,14 @@ def files(tmp_path):
     (tmp_path / "corrupt.npy").write_bytes(b"\x93NUMPY\x01\x00garbage")
     (tmp_path / "empty.npy").write_bytes(b"")
     (tmp_path / "notzip.npz").write_bytes(b"PK\x03\x04 not really")
+    np.save(tmp_path / "npy.npy", good)
+    (tmp_path / "npy.npy").rename(tmp_path / "npy_named.npz")
+    np.savez(tmp_path / "archive.npz", x=good)
+    (tmp_path / "archive.npz").rename(tmp_path / "archive_named.npy")
+    (tmp_path / "text.npy").write_text("0x1p+0\n" * 16)
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "bad_member.npz", "w") as z:
+        z.writestr("x.npy", b"\x93NUMPY garbage")
     (tmp_path / "x.csv").write_text("1,2\n")
     (tmp_path / "adir").mkdir()
     (tmp_path / "afile").write_text("")
@@ -64,6 +72,11 @@ BAD = {
     "empty npy": (["--input", "x={d}/empty.npy"], "cannot read it as .npy"),
     "pickled npy": (["--input", "x={d}/object.npy"], "cannot read it as .npy"),
     "not a zip": (["--input", "x={d}/notzip.npz"], "cannot read it as .npz"),
+    "npy named npz": (["--input", "x={d}/npy_named.npz"], "is a .npy file, not a .npz archive"),
+    "npy named npz, no name": (["--input", "{d}/npy_named.npz"], "is a .npy file, not a .npz archive"),
+    "npz named npy": (["--input", "x={d}/archive_named.npy"], "is a .npz archive, not a .npy file"),
+    "text named npy": (["--input", "x={d}/text.npy"], "cannot read it as .npy"),
+    "npz with a bad member": (["--input", "{d}/bad_member.npz"], "cannot read it as .npz"),
     "unknown format": (["--input", "x={d}/x.csv"], "unknown input format '.csv'"),
     "a directory": (["--input", "x={d}/adir"], "is a directory"),
     "no such file": (["--input", "x={d}/nope.npy"], "nope.npy: no such file"),
@@ -216,3 +229,40 @@ def test_progress_without_v_once_a_run_takes_long(files, capsys, monkeypatch):
     assert main(["run", MODEL, "--input", f"x={files}/x.npy", "-q"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".npz", ".txt"])
+def test_corrupted_input_files_never_give_a_traceback(tmp_path, capsys, suffix):
+    """100 byte-level mutations (flips, cuts, insertions) of a valid input file per format: each
+    run exits 0 (the mutation kept a valid file of the right type and shape) or 2 with one line."""
+    good = np.random.default_rng(5).standard_normal((2, 8)).astype(np.float32)
+    src = tmp_path / f"good{suffix}"
+    if suffix == ".npy":
+        np.save(src, good)
+    elif suffix == ".npz":
+        np.savez(src, x=good)
+    else:
+        src.write_text(hexfloat.format_array(good))
+    data = src.read_bytes()
+    rng = np.random.default_rng(15)
+    codes = []
+    for k in range(100):
+        b = bytearray(data)
+        for _ in range(int(rng.integers(1, 4))):
+            i = int(rng.integers(0, len(b)))
+            what = rng.integers(0, 3)
+            if what == 0:
+                b[i] ^= 1 << int(rng.integers(0, 8))
+            elif what == 1:
+                del b[i:i + int(rng.integers(1, 64))]
+            else:
+                b[i:i] = bytes(rng.integers(0, 256, int(rng.integers(1, 8)), dtype=np.uint8))
+        path = tmp_path / f"m{k}{suffix}"
+        path.write_bytes(bytes(b))
+        code = main(["run", MODEL, "--input", f"x={path}"])
+        out, err = capsys.readouterr()
+        assert code in (0, 2), (k, code)
+        if code == 2:
+            assert err.count("\n") == 1 and err.startswith("sonnx run: "), (k, err)
+        codes.append(code)
+    assert codes.count(2) > 50           # most mutations break the file, and are caught

@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import re
-import zipfile
 
 import numpy as np
 
@@ -51,19 +50,31 @@ def _typed(array: np.ndarray, spec: InputSpec, where: str) -> np.ndarray:
 
 def _npy(path: str) -> np.ndarray:
     try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
-        raise InputError(f"{shown_path(path)}: cannot read it as .npy ({exc})") from None
+        array = np.load(path, allow_pickle=False)
+    except Exception as exc:   # noqa: BLE001  a corrupt header raises anything numpy's parser meets
+        raise InputError(f"{shown_path(path)}: cannot read it as .npy ({_first_line(exc)})") from None
+    if not isinstance(array, np.ndarray):
+        array.close()
+        raise InputError(f"{shown_path(path)}: is a .npz archive, not a .npy file; rename it to .npz")
+    return array
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
 def _npz(path: str) -> dict[str, np.ndarray]:
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            if not isinstance(archive, np.lib.npyio.NpzFile):
-                raise InputError(f"{shown_path(path)}: is a .npy file, not a .npz archive; rename it")
+        archive = np.load(path, allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):     # numpy reads a .npy whatever its name
+            raise InputError(f"{shown_path(path)}: is a .npy file, not a .npz archive; rename it to .npy")
+        with archive:
             return {k: archive[k] for k in archive.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise InputError(f"{shown_path(path)}: cannot read it as .npz ({exc})") from None
+    except InputError:
+        raise
+    except Exception as exc:   # noqa: BLE001  zipfile and numpy raise many types on a corrupt archive
+        raise InputError(f"{shown_path(path)}: cannot read it as .npz ({_first_line(exc)})") from None
 
 
 def _text(path: str, spec: InputSpec) -> np.ndarray:
