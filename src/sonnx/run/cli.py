@@ -49,11 +49,12 @@ def _progress(verbosity: int):
     takes longer than that (a model with many nodes)."""
     last = [time.perf_counter()]
 
-    def show(i, n, node, _seconds):
+    def show(i, n, node, seconds):
         now = time.perf_counter()
         if verbosity > 0 or now - last[0] >= 1.0:
             last[0] = now
-            write(sys.stderr, f"{PROG}: node {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)!s}\n")
+            what = "node" if seconds is not None else "onnxruntime check of node"   # None: comparison.py
+            write(sys.stderr, f"{PROG}: {what} {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)}\n")
     return show if verbosity >= 0 else None
 
 
