@@ -1,0 +1,143 @@
+"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [-o DIR] [--compare onnxruntime]`.
+
+Exit 0: the model ran (and with --compare, onnxruntime is within the profile's bounds on every
+node); 1: --compare found a node outside its bound or could not compare one; 2: the model does
+not conform or cannot be read, an input does not match the model, an output cannot be written,
+or bad usage. Results go to stdout (or -o DIR), progress and errors to stderr."""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+
+from .. import __version__
+from ..output import error, write
+from ..validate.text import neutral, shown_path
+
+PROG = "sonnx run"
+
+
+def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "run", parents=list(parents), help="execute a conformant model with sonnx's kernels",
+        description="Execute a model that conforms to the SONNX profile node by node with sonnx's "
+                    "kernels (exact mode: the profile's reference results, bit for bit). Inputs: .npy, "
+                    ".npz or hex-float text (.txt/.hex, one value per line). Exit status: 0 ran (and "
+                    "within bounds with --compare), 1 --compare out of bounds or not compared, 2 the model "
+                    "does not conform or cannot be read, bad input or usage.")
+    p.add_argument("model", metavar="MODEL", help="the ONNX model")
+    p.add_argument("--input", dest="inputs", action="append", default=[], metavar="NAME=FILE",
+                   help="an input: NAME=FILE.npy, NAME=FILE.npz, NAME=FILE.txt|.hex (hex floats, one "
+                        "per line), or FILE.npz whose keys are input names (repeat for each input)")
+    p.add_argument("--mode", choices=("exact", "fast"), default="exact",
+                   help="exact (default): bit-exact reference results; fast: Gemm/MatMul through BLAS "
+                        "within GEMM-R7's bound")
+    p.add_argument("-o", "--output-dir", metavar="DIR",
+                   help="write NAME.npy, NAME.hex per output and run.json into DIR (created; its "
+                        "parent must exist)")
+    p.add_argument("--compare", choices=("onnxruntime",), default=None,
+                   help="also run onnxruntime and check it node by node against the profile's bounds")
+    p.set_defaults(func=_cmd_run)
+    return p
+
+
+def _progress(verbosity: int):
+    """Per-node progress on stderr: every node with -v, else about one line a second once a run
+    takes longer than that (a model with many nodes)."""
+    last = [time.perf_counter()]
+
+    def show(i, n, node, seconds):
+        now = time.perf_counter()
+        if verbosity > 0 or now - last[0] >= 1.0:
+            last[0] = now
+            what = "node" if seconds is not None else "onnxruntime check of node"   # None: comparison.py
+            write(sys.stderr, f"{PROG}: {what} {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)}\n")
+    return show if verbosity >= 0 else None
+
+
+def _file_sha256(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from . import io
+    from .executor import RunError, load, run_graph
+    if args.output_dir:
+        parent = os.path.dirname(os.path.abspath(args.output_dir))
+        if os.path.exists(args.output_dir) and not os.path.isdir(args.output_dir):
+            error(PROG, f"-o {shown_path(args.output_dir)}: is a file, not a directory; name a directory")
+            return 2
+        if not os.path.isdir(parent):
+            error(PROG, f"-o {shown_path(args.output_dir)}: its parent directory {shown_path(parent)} does "
+                        "not exist; create it first")
+            return 2
+    result = None
+    try:
+        loaded = load(args.model)
+        feeds = io.read_inputs(args.inputs, loaded.inputs)
+        if args.compare:
+            from .comparison import CompareError, compare
+            try:
+                result = compare(loaded.model, feeds, args.mode, _progress(args.verbosity))
+            except CompareError as exc:
+                error(PROG, str(exc))
+                return 2
+            outputs = result.sonnx_outputs
+        else:
+            outputs = run_graph(loaded, feeds, args.mode, _progress(args.verbosity))
+    except RunError as exc:
+        for f in exc.findings:
+            where = f" ({f.location})" if f.location != "model" else ""
+            error(PROG, f"[{f.rule}] {f.message}{where}")
+        error(PROG, str(exc))
+        return 2
+    except io.InputError as exc:
+        error(PROG, str(exc))
+        return 2
+    summary = {"schema": "sonnx-run/1", "sonnx": __version__, "model": shown_path(args.model),
+               "model_sha256": _file_sha256(args.model), "mode": args.mode,
+               "inputs": io.describe(feeds), "outputs": io.describe(outputs)}
+    if args.output_dir:
+        try:
+            written = io.write_outputs(args.output_dir, outputs, summary)
+            if result is not None:
+                written.append(os.path.join(args.output_dir, "compare.json"))
+                with open(written[-1], "w", encoding="utf-8") as fh:
+                    json.dump(result.as_dict(), fh, indent=2)
+                    fh.write("\n")
+        except OSError as exc:
+            error(PROG, f"cannot write to {shown_path(args.output_dir)}: {exc.strerror or exc}")
+            return 2
+        if args.verbosity > 0:
+            write(sys.stderr, "".join(f"{PROG}: wrote {shown_path(p)}\n" for p in written))
+    if args.verbosity >= 0:
+        write(sys.stdout, "".join(
+            f"{neutral(name)}  {d['dtype']} {tuple(d['shape'])}  sha256 {d['sha256']}\n"
+            for name, d in summary["outputs"].items()) + f"mode {args.mode}\n")
+    if result is not None:
+        return _report_comparison(args, result)
+    return 0
+
+
+def _report_comparison(args, result) -> int:
+    lines = []
+    for o in result.outputs:
+        ulp = "NaN positions differ" if o.max_ulp is None else f"max {o.max_ulp} ulp"
+        lines.append(f"{neutral(o.name)}  {o.dtype}: onnxruntime vs sonnx {result.mode}: {ulp}, "
+                     f"max |diff| {o.max_abs:.6g}" + (f", {o.nan_mismatch} NaN mismatch(es)" if o.nan_mismatch else ""))
+    for n in result.nodes:
+        if n.status != "within" or args.verbosity > 0:
+            lines.append(f"node {n.index} {neutral(n.name or n.op_type)} ({n.op_type}): {n.status}"
+                         + (f": {neutral(n.detail)}" if n.detail else ""))
+    checked = sum(n.status == "within" for n in result.nodes)
+    verdict = ("within the profile's bounds" if result.within_bounds else "NOT shown within the profile's bounds")
+    lines.append(f"onnxruntime: {checked} of {len(result.nodes)} nodes within their bounds; {verdict}")
+    write(sys.stdout, "".join(line + "\n" for line in lines))
+    return 0 if result.within_bounds else 1
