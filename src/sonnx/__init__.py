@@ -1,7 +1,7 @@
 """sonnx: verified kernels and a strict-profile validator for the SONNX profile.
 
 ``import sonnx`` loads numpy and the kernels only. The validator (and with it onnx) is loaded
-on the first use of ``sonnx.validate``; numba on the first exact float Gemm (ops/gemm_fold.py).
+on the first use of ``sonnx.validate`` (``sonnx.conform`` likewise); numba on the first exact float Gemm (ops/gemm_fold.py).
 """
 import sys
 import types
@@ -14,7 +14,7 @@ from .ops.mul import mul
 from .ops.relu import relu
 from .ops.sub import sub
 
-__all__ = ["ProfileViolation", "Violation", "add", "gemm", "matmul", "mul", "relu", "sub", "validate"]
+__all__ = ["ProfileViolation", "Violation", "add", "gemm", "matmul", "mul", "relu", "sub", "validate", "conform"]
 __version__ = "0.1.0"
 
 
@@ -23,6 +23,10 @@ def __getattr__(name: str):
         from .validate.api import validate
         globals()["validate"] = validate     # later look-ups find it without this hook
         return validate
+    if name == "conform":
+        from .conform.api import conform
+        globals()["conform"] = conform
+        return conform
     raise AttributeError(f"module 'sonnx' has no attribute {name!r}")
 
 
@@ -33,7 +37,7 @@ class _Package(types.ModuleType):
     function by the module."""
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name == "validate" and isinstance(value, types.ModuleType):
+        if name in ("validate", "conform") and isinstance(value, types.ModuleType):
             return
         super().__setattr__(name, value)
 
