@@ -21,9 +21,14 @@ def operator_violations(domain: str, op_type: str) -> list[Violation]:
     if domain not in DEFAULT_DOMAINS:
         return [Violation("PROF-R1", f"operator {domain}::{op_type} is outside the default ONNX domain; "
                                      f"the profile admits only {listed} from ai.onnx")]
+    if op_type == "Constant":
+        return [Violation("PROF-R1", "operator Constant is not in the SONNX profile; `sonnx conform "
+                                     "MODEL -o OUT` stores its value as an initializer (no output bit "
+                                     "changes; a sparse value excepted)")]
     if op_type not in operators():
         return [Violation("PROF-R1", f"operator {op_type} is not in the SONNX profile; "
-                                     f"rewrite the model with {listed} only")]
+                                     f"rewrite the model with {listed} only (`sonnx conform` cannot "
+                                     "remove it: it rewrites only Constant nodes, into initializers)")]
     return []
 
 
