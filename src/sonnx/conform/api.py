@@ -58,10 +58,11 @@ def _why(f, blockers: list[Blocker], model: onnx.ModelProto) -> str:
                 "without it")
     if f.rule == "PROF-R2":
         left = symbolic_names(model.graph)
-        pin = (" (symbolic dimensions still in the model: " + ", ".join(left) + "; pin them with "
-               "--dim NAME=SIZE)") if left else ""
-        return ("the shape is not static after the pins given" + pin + "; a dynamic dimension "
-                "without a name cannot be pinned: re-export with a static shape")
+        if left:
+            return ("the shape is not static after the pins given: the model still has the "
+                    "symbolic dimension(s) " + ", ".join(left) + "; pin them with --dim NAME=SIZE")
+        return ("the shape is not static and no named dimension is left to pin: a dynamic "
+                "dimension without a name cannot be pinned by --dim; re-export with a static shape")
     if f.rule.endswith("-R4") and f.op_type in ("Gemm", "Mul", "Add", "Sub"):
         return ("no operand conform could store expanded: only a constant (initializer or Constant "
                 "node) broadcast to a static result shape is rewritten")

@@ -251,6 +251,11 @@ def shapes(model: onnx.ModelProto) -> dict[str, tuple]:
     return out
 
 
+def _shape_text(shape: tuple) -> str:
+    inner = ", ".join(str(d) if isinstance(d, (int, str)) and d != "" else "?" for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
 def _static(shape) -> bool:
     return shape is not None and all(isinstance(d, int) and d > 0 for d in shape)
 
@@ -335,7 +340,7 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                         (out is not None and any(isinstance(s, int) and isinstance(o, int) and s != o
                                                  for s, o in zip(src, out))):
                     log.blockers.append(Blocker(rule, f"{op} input {what} '{name}' would be broadcast "
-                                                f"to the result, whose shape {out} is not static: pin "
+                                                f"to the result, whose shape {_shape_text(out)} is not static: pin "
                                                 "its symbolic dimensions with --dim NAME=SIZE, then "
                                                 "conform stores the expanded constant",
                                                 index, name))
@@ -373,7 +378,7 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                     t.name = name
             for r in log.rewrites:
                 if r.tensor == copies[0]:
-                    r.detail = r.detail.replace(f" as '{copies[0]}'", f" in place of '{name}'")
+                    r.detail = r.detail.replace(f" as '{copies[0]}'", " under the same name")
                     r.tensor = name
 
 
