@@ -68,6 +68,9 @@ def test_gemm_partial_shapes(a, b, c, kw, want):
     ((None, 3), (3,), ["MUL-R4"]),
     ((None, 3), (None, 3, 3), []),            # None vs 3 may be 1, 3 or other
     (None, (3,), []),
+    (("?", 3), ("?", 1), []),                 # OpenVINO's ? dims are unknown, not one symbol
+    (("1..4", 3), ("1..4", 1), []),           # nor are its intervals
+    (("?", 3), (3,), ["MUL-R4"]),
 ])
 def test_elementwise_partial_shapes(a, b, want):
     assert mul_ids(a, b) == want

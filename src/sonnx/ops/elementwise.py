@@ -121,8 +121,13 @@ def _partial_shape_violations(op: str, r1: str, r4: str, sa: tuple, sb: tuple) -
         return [Violation(r1, f"{op} inputs have shapes {shown}; they must have the same shape "
                               "(the static dimensions already differ)")]
 
-    def surely_broadcast(x: object, y: object) -> bool:   # None: an unknown dimension
-        return x == 1 or y == 1 or (x == y and (static(x) or (isinstance(x, str) and x != "")))
+    def symbol(d: object) -> bool:
+        # an ONNX dim_param names one value wherever it appears; OpenVINO's "?" and a..b
+        # intervals (and None) are unknown dimensions, two of which may differ
+        return isinstance(d, str) and d not in ("", "?") and ".." not in d
+
+    def surely_broadcast(x: object, y: object) -> bool:
+        return x == 1 or y == 1 or (x == y and (static(x) or symbol(x)))
     if not all(surely_broadcast(x, y) for x, y in aligned):
         return []     # broadcast or mismatch depends on the symbolic dimensions: not established
     longer = sa if len(sa) >= len(sb) else sb
