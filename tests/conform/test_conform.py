@@ -495,3 +495,42 @@ def test_report_defaults_next_to_out_and_can_go_elsewhere(model_file, tmp_path, 
         assert set(rw) == {"kind", "requirement", "node", "tensor", "detail"}
         assert rw["node"] is None or set(rw["node"]) == {"graph", "index", "name", "op_type"}
     assert r["check"]["seeds"] == list(check.SEEDS) and r["validate"]["conforms"]
+
+
+@pytest.mark.req("PROF-R2", "GEMM-R4")
+def test_a_half_done_hand_fix_of_a_dynamo_export_is_finished():
+    """Issue 15: the bias stored (M, N) by hand, its dynamo value_info entry left at (N)."""
+    m = onnx.load(str(E2E / "mlp_dynamo_op18_bias.onnx"))
+    for t in m.graph.initializer:
+        if t.name == "0.bias":
+            full = np.broadcast_to(numpy_helper.to_array(t), (2, 16)).copy()
+            t.CopyFrom(numpy_helper.from_array(full, "0.bias"))
+    msg = next(f.message for f in validate(m).findings if f.tensor == "0.bias")
+    assert "declared with different types" in msg and "sonnx conform" in msg
+    out, report = sonnx.conform(m)
+    removed = [r for r in report["rewrites"] if r["kind"] == "remove-value-info"]
+    assert "0.bias" in [r["tensor"] for r in removed]
+    assert report["exit_code"] == 0, report["findings"]
+
+
+@pytest.mark.req("GEMM-R4")
+@pytest.mark.parametrize("c_shape", [(4,), (1, 4), (3, 1), (1, 1), (1,), ()])
+@pytest.mark.parametrize("trans", [(0, 0), (1, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize("as_constant_node", [False, True])
+def test_every_broadcast_c_shape_of_gemm(c_shape, trans, as_constant_node):
+    ta, tb = trans
+    a, b = rng_f32(*((5, 3) if ta else (3, 5)), seed=6), rng_f32(*((4, 5) if tb else (5, 4)), seed=7)
+    c = rng_f32(*c_shape, seed=8)
+    nodes = [helper.make_node("Gemm", ["x", "b", "c"], ["y"], transA=ta, transB=tb, alpha=0.75, beta=-1.5)]
+    inits = [init("b", b)]
+    if as_constant_node:
+        nodes.insert(0, helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(c)))
+    else:
+        inits.append(init("c", c))
+    m = make(nodes, [vi("x", list(a.shape))], [vi("y", [3, 4])], inits)
+    out, report = sonnx.conform(m)
+    assert report["exit_code"] == 0, report
+    cfull = next(t for t in out.graph.initializer if t.name == "c")
+    assert tuple(cfull.dims) == (3, 4)
+    assert numpy_helper.to_array(cfull).tobytes() == np.broadcast_to(c, (3, 4)).tobytes()
+    assert [n.op_type for n in out.graph.node] == ["Gemm"]
