@@ -180,6 +180,12 @@ def _export_one(module, path: Path, exporter: str, opset: int, dynamic: bool) ->
         torch.onnx.export(module, (x,), str(raw), dynamo=exporter == "dynamo", opset_version=opset,
                           input_names=["x"], output_names=["y"], **kw)
         model = onnx.load(str(raw))
+    # the dynamo exporter records each node's Python stack trace, with the paths of the venv
+    # and of this script: dropped, so that the bytes do not depend on where they were made
+    for node in model.graph.node:
+        keep = [p for p in node.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
+        del node.metadata_props[:]
+        node.metadata_props.extend(keep)
     onnx.save(model, str(path))
     return path
 
