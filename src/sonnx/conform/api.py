@@ -23,15 +23,18 @@ def load(model_or_path) -> tuple[str, onnx.ModelProto]:
             raise ConformError("the ModelProto holds no graph")
         model = onnx.ModelProto()
         model.CopyFrom(model_or_path)
+        _utf8_only(model, None, "<ModelProto>")
         return "<ModelProto>", model
     if not isinstance(model_or_path, (str, os.PathLike)):
         raise TypeError("sonnx.conform: expected a path (str or os.PathLike) or an onnx.ModelProto, "
                         f"got {type(model_or_path).__name__}")
     shown = text.shown_path(model_or_path)
     try:
-        model = reader.parse(reader.read_bytes(model_or_path), shown)
+        data = reader.read_bytes(model_or_path)
+        model = reader.parse(data, shown)
     except reader.Unreadable as exc:
         raise ConformError(str(exc)) from None
+    _utf8_only(model, data, shown)
     if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
         try:   # conform rewrites weights, so it reads them (validate never does)
             onnx.external_data_helper.load_external_data_for_model(
@@ -40,6 +43,18 @@ def load(model_or_path) -> tuple[str, onnx.ModelProto]:
             raise ConformError(f"{shown}: cannot read its external data: "
                                f"{' '.join(str(exc).split())[:200]}") from None
     return shown, model
+
+
+def _utf8_only(model: onnx.ModelProto, data: bytes | None, shown: str) -> None:
+    """Names that are not UTF-8 are refused: conform would have to choose a spelling for them."""
+    from ..validate import text
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    bad = text.clean_model(probe, data)
+    if bad:
+        where = " ".join(bad[0].split(" = ")[0].split())[:120]
+        raise ConformError(f"{shown}: {len(bad)} text field(s) are not UTF-8 (first: {where}); "
+                           "re-encode the names before conforming (sonnx validate lists them)")
 
 
 def _why(f, blockers: list[Blocker], model: onnx.ModelProto) -> str:

@@ -89,6 +89,10 @@ def _cmd_conform(args: argparse.Namespace) -> int:
     except ConformError as exc:
         error(PROG, str(exc))
         return 2
+    except Exception as exc:   # a defect of ours must not hide behind a traceback
+        error(PROG, f"{shown_path(args.model)}: could not conform ({type(exc).__name__}: "
+                    f"{' '.join(str(exc).split())[:300]}); please report it")
+        return 2
     report = {"schema": report["schema"], "model": report["model"],
               "output": shown_path(args.output_file), "report": shown_path(report_path),
               **{k: v for k, v in report.items() if k not in ("schema", "model")}}

@@ -352,7 +352,14 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                                             f"{out}: " + _computed_reason(name, producers, graph_inputs,
                                                                           set(inits)), index, name))
                 continue
-            new = full(name, out)
+            try:
+                new = full(name, out)
+            except (ValueError, TypeError, RuntimeError) as exc:   # a malformed initializer
+                log.blockers.append(Blocker(rule, f"{op} input {what} '{name}' cannot be read as an "
+                                            f"array of shape {src} ({' '.join(str(exc).split())[:120]}); "
+                                            "conform stores nothing it cannot read exactly",
+                                            index, name))
+                continue
             node.input[pos] = new
             log.renamed.add(name)
             log.rewrites.append(Rewrite("materialise-broadcast", rule,
