@@ -20,7 +20,7 @@ def operator_violations(domain: str, op_type: str) -> list[Violation]:
     listed = ", ".join(operators())
     if domain not in DEFAULT_DOMAINS:
         return [Violation("PROF-R1", f"operator {domain}::{op_type} is outside the default ONNX domain; "
-                                     f"the profile admits only {listed} from ai.onnx")]
+                                     f"the profile admits only {listed} from ai.onnx (`sonnx conform` cannot remove it)")]
     if op_type == "Constant":
         return [Violation("PROF-R1", "operator Constant is not in the SONNX profile; `sonnx conform "
                                      "MODEL -o OUT` stores its value as an initializer (no output bit "
