@@ -368,25 +368,34 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                                         f"same element type {_elem(inits[new].data_type)})",
                                         index, node.name, op, new))
     # the originals nothing reads any more are removed; a lone copy takes the original's name
+    # (one pass over the graph for all of them: a model may have thousands)
     read = {i for n in g.node for i in n.input} | {o.name for o in g.output}
     read |= {i for sub in _subgraphs(g) for n in sub.node for i in n.input}
-    for name in {n for n, _ in made}:
-        if name in read:
-            continue
-        copies = [new for (src, _), new in made.items() if src == name]
-        _remove_initializer(g, name)
-        if len(copies) == 1:
-            for n in g.node:
-                for k, i in enumerate(n.input):
-                    if i == copies[0]:
-                        n.input[k] = name
-            for t in g.initializer:
-                if t.name == copies[0]:
-                    t.name = name
-            for r in log.rewrites:
-                if r.tensor == copies[0]:
-                    r.detail = r.detail.replace(f" as '{copies[0]}'", " under the same name")
-                    r.tensor = name
+    copies_of: dict[str, list[str]] = {}
+    for (src, _), new in made.items():
+        copies_of.setdefault(src, []).append(new)
+    unread = {n for n in copies_of if n not in read}
+    if not unread:
+        return
+    back = {copies_of[n][0]: n for n in unread if len(copies_of[n]) == 1}
+    keep = [t for t in g.initializer if t.name not in unread]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    keep_in = [vi for vi in g.input if vi.name not in unread]   # IR < 4: also a graph input
+    if len(keep_in) != len(g.input):
+        del g.input[:]
+        g.input.extend(keep_in)
+    for t in g.initializer:
+        if t.name in back:
+            t.name = back[t.name]
+    for n in g.node:
+        for k, i in enumerate(n.input):
+            if i in back:
+                n.input[k] = back[i]
+    for r in log.rewrites:
+        if r.tensor in back:
+            r.detail = r.detail.replace(f" as '{r.tensor}'", " under the same name")
+            r.tensor = back[r.tensor]
 
 
 def _subgraphs(g: onnx.GraphProto):
@@ -401,16 +410,6 @@ def _subgraphs(g: onnx.GraphProto):
                 elif a.type == onnx.AttributeProto.GRAPHS:
                     stack.extend(a.graphs)
                     yield from a.graphs
-
-
-def _remove_initializer(g: onnx.GraphProto, name: str) -> None:
-    keep = [t for t in g.initializer if t.name != name]
-    del g.initializer[:]
-    g.initializer.extend(keep)
-    keep_in = [vi for vi in g.input if vi.name != name]   # IR < 4: also a graph input
-    if len(keep_in) != len(g.input):
-        del g.input[:]
-        g.input.extend(keep_in)
 
 
 # ---------------------------------------------------------------- declarations
