@@ -534,3 +534,36 @@ def test_every_broadcast_c_shape_of_gemm(c_shape, trans, as_constant_node):
     assert tuple(cfull.dims) == (3, 4)
     assert numpy_helper.to_array(cfull).tobytes() == np.broadcast_to(c, (3, 4)).tobytes()
     assert [n.op_type for n in out.graph.node] == ["Gemm"]
+
+
+# ------------------------------------------------------------------ the report's schema
+REPORT_SCHEMA = json.loads((ROOT / "spec" / "conform-report.schema.json").read_text())
+
+
+def schema_errors(report) -> list[str]:
+    import jsonschema
+    cls = jsonschema.validators.validator_for(REPORT_SCHEMA)
+    cls.check_schema(REPORT_SCHEMA)
+    return [e.message for e in cls(REPORT_SCHEMA).iter_errors(report)]
+
+
+@pytest.mark.req("GEMM-R4", "MUL-R4", "PROF-R1", "PROF-R2")
+def test_every_kind_of_report_matches_its_schema(monkeypatch, tmp_path, capsys):
+    models = [with_c_stored(GEMM_CASES["test_gemm_alpha"]), GEMM_CASES["test_gemm_beta"].model,
+              conv_model(), computed_broadcast_model(), sparse_constant_model(),
+              onnx.load(str(MODELS / "mlp_dynamo_op18_bias_dynamic.onnx")),
+              onnx.load(str(MODELS / "scaled_torchscript_op17.onnx"))]
+    reports = [sonnx.conform(m)[1] for m in models]
+    reports.append(sonnx.conform(models[0], check=False)[1])
+    monkeypatch.setattr(rewrite, "expanded", lambda a, s: np.broadcast_to(a, s).copy() + 1)
+    reports.append(sonnx.conform(_square_gemm())[1])                 # a failed check
+    monkeypatch.undo()
+    assert {r["check"]["status"] for r in reports} == {"passed", "failed", "not checked"}
+    for r in reports:
+        assert schema_errors(r) == [], r
+    code, _, _ = run(["conform", str(MODELS / "mlp_dynamo_op18_bias_dynamic.onnx"), "-q",
+                      "-o", str(tmp_path / "o.onnx"), "--dim", "batch=2"], capsys)
+    on_disk = json.loads((tmp_path / "o.onnx.conform.json").read_text())
+    assert code == 0 and schema_errors(on_disk) == [] and on_disk["output"].endswith("o.onnx")
+    bad = dict(on_disk, exit_code=2)
+    assert schema_errors(bad)                                        # the schema can fail

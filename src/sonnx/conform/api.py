@@ -115,9 +115,6 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     verdict = validate(model)
     findings = [{**f.as_dict(), "why_not_rewritten": _why(f, log.blockers, model)}
                 for f in verdict.findings]
-    if verdict.error is not None:
-        findings.append({"rule": "VALIDATE", "message": verdict.error,
-                         "why_not_rewritten": "the validator could not judge the rewritten model"})
     if check:
         record = bitcheck.bit_identity(pinned, model, seeds, progress=say)
     else:
@@ -131,7 +128,8 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
         "rewrites": [r.as_dict() for r in log.rewrites],
         "findings": findings,
         "validate": {"conforms": conforms, "findings": len(verdict.findings),
-                     "rules": sorted({f.rule for f in verdict.findings})},
+                     "rules": sorted({f.rule for f in verdict.findings}),
+                     "error": verdict.error},   # the validator could not judge: no verdict
         "check": record,
         "conforms": conforms,
         "exit_code": 0 if conforms and record["status"] == "passed" else 1,

@@ -56,6 +56,8 @@ def _summary(report: dict, out: str, report_path: str, verbosity: int) -> str:
                     break
     else:
         lines.append(f"bit-identity check NOT CHECKED: {c.get('reason', '')}")
+    if report["validate"]["error"]:
+        lines.append(f"the validator could not judge the rewritten model: {report['validate']['error']}")
     verdict = ("conforms" if report["conforms"] else
                f"does not conform ({len(report['findings'])} finding(s) left)")
     lines.append(f"{shown_path(out)}: {verdict}; {len(report['rewrites'])} rewrite(s); report "
