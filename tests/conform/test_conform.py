@@ -567,3 +567,25 @@ def test_every_kind_of_report_matches_its_schema(monkeypatch, tmp_path, capsys):
     assert code == 0 and schema_errors(on_disk) == [] and on_disk["output"].endswith("o.onnx")
     bad = dict(on_disk, exit_code=2)
     assert schema_errors(bad)                                        # the schema can fail
+
+
+@pytest.mark.req("MUL-R4")
+def test_legacy_axis_broadcast_is_not_rewritten_by_numpys_rule():
+    """Mul-6 with broadcast=1, axis=0 aligns B with A's first axis; numpy's rule would align it
+    with the last: storing numpy's expansion would change the result, so conform refuses."""
+    g = helper.make_graph([helper.make_node("Mul", ["x", "k"], ["y"], broadcast=1, axis=0)], "g",
+                          [vi("x", [2, 2])], [vi("y", [2, 2])], [init("k", np.array([1, 2], np.float32))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 6)], ir_version=8)
+    out, report = sonnx.conform(m)
+    assert report["rewrites"] == [] and report["exit_code"] == 1
+    f = next(f for f in report["findings"] if f["rule"] == "MUL-R4")
+    assert "legacy broadcast/axis" in f["why_not_rewritten"]
+
+
+@pytest.mark.req("PROF-R1")
+def test_a_constant_that_is_also_a_graph_output():
+    m = make([helper.make_node("Constant", [], ["k"], value=init("v", np.ones((2, 3), np.float32))),
+              helper.make_node("Mul", ["x", "k"], ["y"])], [vi("x", [2, 3])],
+             [vi("y", [2, 3]), vi("k", [2, 3])])
+    out, report = sonnx.conform(m)
+    assert report["exit_code"] == 0 and [n.op_type for n in out.graph.node] == ["Mul"]

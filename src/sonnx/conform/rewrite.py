@@ -15,6 +15,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from .. import dtypes
+
 ELEMENTWISE = ("Mul", "Add", "Sub")
 _RULE_PREFIX = {"Mul": "MUL", "Add": "ADD", "Sub": "SUB", "Gemm": "GEMM"}
 
@@ -297,6 +299,7 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
     taken = set(inits) | graph_inputs | {o.name for o in g.output} | set(producers) | \
         {vi.name for vi in g.value_info} | {i for n in g.node for i in n.input}
     made: dict[tuple[str, tuple], str] = {}
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
 
     def full(name: str, target: tuple) -> str:
         key = (name, target)
@@ -321,6 +324,16 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
         if node.domain not in ("", "ai.onnx") or op not in _RULE_PREFIX:
             continue
         rule = f"{_RULE_PREFIX[op]}-R4"
+        version = dtypes.since_version(op, opset) if opset is not None else None
+        if version is None or version < 7:
+            # before version 7 a broadcast follows the legacy broadcast/axis attributes, not
+            # numpy's rule: storing numpy's expansion could change the result
+            if version is not None and any(a.name == "broadcast" and a.i for a in node.attribute):
+                log.blockers.append(Blocker(rule, f"{op}-{version} broadcasts by its legacy "
+                                            "broadcast/axis attributes, not by numpy's rule; conform "
+                                            "does not rewrite it: import opset 7 or later",
+                                            index, None))
+            continue
         out = sh.get(node.output[0]) if node.output else None
         if op == "Gemm":
             if len(node.input) < 3 or not node.input[2]:
