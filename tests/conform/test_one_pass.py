@@ -87,3 +87,13 @@ def test_validator_reports_mul_r4_with_a_symbolic_batch():
     assert rules == ["MUL-R4", "PROF-R2"]
     msg = next(f.message for f in validate(m).findings if f.rule == "MUL-R4")
     assert "(batch, 3)" in msg and "sonnx conform" in msg and "Expand node is not in the profile" in msg
+
+
+@pytest.mark.req("PROF-R2")
+def test_prof_r2_names_the_pin_only_for_a_named_dimension():
+    from sonnx.profile import shape_violations
+    (v,) = shape_violations(("batch", 3), "x")
+    assert "--dim batch=SIZE" in v.message
+    for d in (None, "", "?", "1..4", "unk__3", "a=b"):
+        (v,) = shape_violations((d, 3), "x")
+        assert "--dim" not in v.message, d
