@@ -589,3 +589,15 @@ def test_a_constant_that_is_also_a_graph_output():
              [vi("y", [2, 3]), vi("k", [2, 3])])
     out, report = sonnx.conform(m)
     assert report["exit_code"] == 0 and [n.op_type for n in out.graph.node] == ["Mul"]
+
+
+@pytest.mark.req("GEMM-R4")
+def test_weights_stored_as_external_data_are_read(tmp_path, capsys):
+    m = onnx.load(str(E2E / "mlp_torchscript_op17_bias.onnx"))
+    onnx.save(m, str(tmp_path / "m.onnx"), save_as_external_data=True, location="w.bin",
+              size_threshold=0)
+    out, report = sonnx.conform(tmp_path / "m.onnx")
+    assert report["exit_code"] == 0 and report["check"]["status"] == "passed"
+    (tmp_path / "w.bin").unlink()
+    code, _, err = run(["conform", str(tmp_path / "m.onnx"), "-o", str(tmp_path / "o.onnx")], capsys)
+    assert code == 2 and "cannot read its external data" in err and len(err.strip().splitlines()) == 1
