@@ -1,7 +1,8 @@
 """sonnx: verified kernels and a strict-profile validator for the SONNX profile.
 
 ``import sonnx`` loads numpy and the kernels only. The validator (and with it onnx) is loaded
-on the first use of ``sonnx.validate`` (or ``sonnx.run``, the executor of sonnx/run/); numba on the first exact float Gemm (ops/gemm_fold.py).
+on the first use of ``sonnx.validate`` (``sonnx.conform`` and ``sonnx.run``, the executor of sonnx/run/,
+likewise); numba on the first exact float Gemm (ops/gemm_fold.py).
 """
 import sys
 import types
@@ -14,7 +15,7 @@ from .ops.mul import mul
 from .ops.relu import relu
 from .ops.sub import sub
 
-__all__ = ["ProfileViolation", "Violation", "add", "gemm", "matmul", "mul", "relu", "run", "sub", "validate"]
+__all__ = ["ProfileViolation", "Violation", "add", "conform", "gemm", "matmul", "mul", "relu", "run", "sub", "validate"]
 __version__ = "0.1.0"
 
 
@@ -27,6 +28,10 @@ def __getattr__(name: str):
         from .run import run
         globals()["run"] = run
         return run
+    if name == "conform":
+        from .conform.api import conform
+        globals()["conform"] = conform
+        return conform
     raise AttributeError(f"module 'sonnx' has no attribute {name!r}")
 
 
@@ -37,7 +42,7 @@ class _Package(types.ModuleType):
     function by the module."""
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name in ("validate", "run") and isinstance(value, types.ModuleType):
+        if name in ("validate", "conform", "run") and isinstance(value, types.ModuleType):
             return
         super().__setattr__(name, value)
 

@@ -65,8 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the list to FILE instead of stdout")
     p.set_defaults(func=_cmd_requirements)
-    # Sub-commands of other packages register themselves here (validate, trace, run).
-    for module in ("sonnx.validate.cli", "sonnx.trace.cli", "sonnx.run.cli"):
+    # Sub-commands of other packages register themselves here (validate, conform, run, trace).
+    for module in ("sonnx.validate.cli", "sonnx.conform.cli", "sonnx.run.cli", "sonnx.trace.cli"):
         try:
             mod = __import__(module, fromlist=["add_parser"])
         except ModuleNotFoundError as exc:

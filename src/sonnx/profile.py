@@ -20,10 +20,15 @@ def operator_violations(domain: str, op_type: str) -> list[Violation]:
     listed = ", ".join(operators())
     if domain not in DEFAULT_DOMAINS:
         return [Violation("PROF-R1", f"operator {domain}::{op_type} is outside the default ONNX domain; "
-                                     f"the profile admits only {listed} from ai.onnx")]
+                                     f"the profile admits only {listed} from ai.onnx (`sonnx conform` cannot remove it)")]
+    if op_type == "Constant":
+        return [Violation("PROF-R1", "operator Constant is not in the SONNX profile; `sonnx conform "
+                                     "MODEL -o OUT` stores its value as an initializer (no output bit "
+                                     "changes; a sparse value excepted)")]
     if op_type not in operators():
         return [Violation("PROF-R1", f"operator {op_type} is not in the SONNX profile; "
-                                     f"rewrite the model with {listed} only")]
+                                     f"rewrite the model with {listed} only (`sonnx conform` cannot "
+                                     "remove it: it rewrites only Constant nodes, into initializers)")]
     return []
 
 
@@ -36,8 +41,13 @@ def shape_violations(shape: Sequence[Dim] | None, what: str) -> list[Violation]:
     for axis, d in enumerate(shape):
         if isinstance(d, bool) or not isinstance(d, int):
             text = "unknown" if d is None or d == "" else shown(d)
+            # a named symbolic dimension can be pinned without re-exporting; an unnamed one cannot
+            # (OpenVINO's "?" and a..b intervals, and onnx's inferred unk__N, are no such names)
+            pin = (f" (`sonnx conform MODEL -o OUT --dim {d}=SIZE` pins it)"
+                   if isinstance(d, str) and d and d.isprintable() and d.strip() == d and "=" not in d
+                   and d != "?" and ".." not in d and not d.startswith("unk__") else "")
             return [Violation("PROF-R2", f"{what} has dimension {axis} = {text}, not a static integer; "
-                                         "fix every dimension to a positive constant")]
+                                         f"fix every dimension to a positive constant{pin}")]
         if d <= 0:
             return [Violation("PROF-R2", f"{what} has dimension {axis} = {d}; every dimension must be "
                                          "positive (empty tensors are outside the profile)")]

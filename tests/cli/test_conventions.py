@@ -36,7 +36,8 @@ def test_version_and_python_dash_m(tmp_path):
     assert p.returncode == 0 and p.stdout.startswith("PROF-R1")
     p = sonnx_cmd(cwd=tmp_path)      # no sub-command: usage on stderr, exit 2
     assert p.returncode == 2 and p.stdout == "" and p.stderr.startswith("usage: sonnx")
-    for sub, option in (("validate", "--select"), ("trace", "--evidence"), ("requirements", "--output-file")):
+    for sub, option in (("validate", "--select"), ("conform", "--dim"), ("trace", "--evidence"),
+                        ("requirements", "--output-file")):
         p = sonnx_cmd(sub, "--help", cwd=tmp_path)
         assert p.returncode == 0 and option in p.stdout and "--color" in p.stdout and p.stderr == ""
 

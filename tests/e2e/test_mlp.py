@@ -102,7 +102,10 @@ def test_the_exported_bias_is_refused_with_gemm_r4(exporter, opset):
     report = sonnx.validate(load(exporter, opset, True))
     assert [f.rule for f in report.findings] == ["GEMM-R4"] * 3
     for f in report.findings:
-        assert "nn.Linear bias" in f.message and "store it expanded to (2, " in f.message, f.message
+        # the ways out that work: sonnx conform, or torch.addmm with an (M, N) bias buffer
+        assert "nn.Linear bias" in f.message and "sonnx conform" in f.message, f.message
+        assert "expanded to (2, " in f.message and "torch.addmm(bias_mn" in f.message, f.message
+        assert "fold the expansion" not in f.message, f.message
     # the command line states the ID, and exits 1 (a violation)
     path = MODELS / model_name(exporter, opset, True)
     p = subprocess.run([sys.executable, "-m", "sonnx", "validate", str(path)], capture_output=True, text=True)

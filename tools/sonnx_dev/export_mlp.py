@@ -19,6 +19,16 @@ What is exported (batch 2, 8 -> 16 -> 16 -> 4, float32, weights from torch.manua
 Each model with a bias is also stored "fixed" (``*_c_full.onnx``): every Gemm C initializer of
 shape (N,) rewritten as (M, N) with numpy.broadcast_to(...).copy() (``store_biases_full``), the
 form GEMM-R4 asks for. The fix is plain onnx + numpy, importable without torch.
+
+For ``sonnx conform`` (tests/conform/, stored under tests/conform/models/):
+- the MLP with bias and a *dynamic* batch (``mlp_<exporter>_op<N>_bias_dynamic.onnx``, the axis
+  named "batch": TorchScript ``dynamic_axes``, dynamo ``dynamic_shapes`` with Dim("batch")),
+  which ``sonnx conform --dim batch=2`` pins;
+- the model of issue 15, Linear(8, 16) -> x0.5 -> Linear(16, 4), batch 2 (``scaled_*``): Gemm C
+  of shape (N) twice and a Mul by a scalar (a Constant node from TorchScript);
+- the exporter-side fix the GEMM-R4 and MUL-R4 hints give, checked to conform as exported
+  (``addmm_*``): torch.addmm(bias_mn, x, W.t()) with bias_mn a registered buffer of shape
+  (M, N), and the x0.5 as a product with a registered (M, N) buffer.
 """
 from __future__ import annotations
 
@@ -33,6 +43,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "tests" / "e2e" / "models"
+CONFORM_MODELS = ROOT / "tests" / "conform" / "models"
 BATCH, SIZES = 2, (8, 16, 16, 4)
 # (exporter, opset): the TorchScript exporter at 13 and 17, the dynamo exporter at 18 and 20
 EXPORTS = (("torchscript", 13), ("torchscript", 17), ("dynamo", 18), ("dynamo", 20))
@@ -117,9 +128,94 @@ def export(out_dir: Path) -> list[Path]:
     return written
 
 
+class _Scaled:
+    """Issue 15's model: Linear(8, 16) -> x0.5 -> Linear(16, 4)."""
+
+    @staticmethod
+    def make():
+        import torch
+
+        class Scaled(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                torch.manual_seed(0)
+                self.a, self.b = torch.nn.Linear(8, 16), torch.nn.Linear(16, 4)
+
+            def forward(self, x):
+                return self.b(self.a(x) * 0.5)
+
+        class Addmm(torch.nn.Module):
+            """The same computation written as the hints advise: biases and the scale as
+            registered buffers of the full (M, N) shape, the layers as torch.addmm."""
+
+            def __init__(self, m: int):
+                super().__init__()
+                ref = Scaled()
+                self.w1 = torch.nn.Parameter(ref.a.weight.detach().clone())
+                self.w2 = torch.nn.Parameter(ref.b.weight.detach().clone())
+                self.register_buffer("b1", ref.a.bias.detach().expand(m, 16).clone())
+                self.register_buffer("b2", ref.b.bias.detach().expand(m, 4).clone())
+                self.register_buffer("scale", torch.full((m, 16), 0.5))
+
+            def forward(self, x):
+                return torch.addmm(self.b2, torch.addmm(self.b1, x, self.w1.t()) * self.scale,
+                                   self.w2.t())
+
+        return Scaled().eval(), Addmm(BATCH).eval()
+
+
+def _export_one(module, path: Path, exporter: str, opset: int, dynamic: bool) -> Path:
+    import onnx
+    import torch
+
+    x = torch.zeros(BATCH, module_in(module))
+    kw: dict = {"verbose": False} if exporter == "dynamo" else {}
+    if dynamic and exporter == "dynamo":
+        kw["dynamic_shapes"] = ({0: torch.export.Dim("batch")},)
+    elif dynamic:
+        kw["dynamic_axes"] = {"x": {0: "batch"}, "y": {0: "batch"}}
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        raw = Path(tmp) / "model.onnx"
+        torch.onnx.export(module, (x,), str(raw), dynamo=exporter == "dynamo", opset_version=opset,
+                          input_names=["x"], output_names=["y"], **kw)
+        model = onnx.load(str(raw))
+    # the dynamo exporter records each node's Python stack trace, with the paths of the venv
+    # and of this script: dropped, so that the bytes do not depend on where they were made
+    for node in model.graph.node:
+        keep = [p for p in node.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
+        del node.metadata_props[:]
+        node.metadata_props.extend(keep)
+    onnx.save(model, str(path))
+    return path
+
+
+def module_in(module) -> int:
+    first = next(p for p in module.parameters() if p.dim() == 2)
+    return int(first.shape[1])
+
+
+def export_conform(out_dir: Path) -> list[Path]:
+    """The models of tests/conform/ (see the module's docstring)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for exporter, opset in EXPORTS:
+        written.append(_export_one(_mlp(True), out_dir / f"mlp_{exporter}_op{opset}_bias_dynamic.onnx",
+                                   exporter, opset, dynamic=True))
+    for exporter, opset in (("torchscript", 17), ("dynamo", 18)):
+        scaled, addmm = _Scaled.make()
+        written.append(_export_one(scaled, out_dir / f"scaled_{exporter}_op{opset}.onnx",
+                                   exporter, opset, dynamic=False))
+        written.append(_export_one(addmm, out_dir / f"addmm_{exporter}_op{opset}.onnx",
+                                   exporter, opset, dynamic=False))
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=MODELS, help=f"folder (default {MODELS})")
+    ap.add_argument("--conform-out", type=Path, default=CONFORM_MODELS,
+                    help=f"folder of the conform models (default {CONFORM_MODELS})")
     ap.add_argument("--check", action="store_true",
                     help="export into a temporary folder and compare with the committed models")
     args = ap.parse_args(argv)
@@ -132,14 +228,16 @@ def main(argv: list[str] | None = None) -> int:
               "(in a separate virtual environment)", file=sys.stderr)
         return 2
     if not args.check:
-        for p in export(args.out):
+        for p in export(args.out) + export_conform(args.conform_out):
             print(p)
         return 0
+    differ, extra = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = export(Path(tmp))
-        differ = [p.name for p in fresh if not (MODELS / p.name).is_file()
-                  or not filecmp.cmp(p, MODELS / p.name, shallow=False)]
-        extra = sorted({p.name for p in MODELS.glob("*.onnx")} - {p.name for p in fresh})
+        for make, committed in ((export, MODELS), (export_conform, CONFORM_MODELS)):
+            fresh = make(Path(tmp) / committed.name)
+            differ += [p.name for p in fresh if not (committed / p.name).is_file()
+                       or not filecmp.cmp(p, committed / p.name, shallow=False)]
+            extra += sorted({p.name for p in committed.glob("*.onnx")} - {p.name for p in fresh})
     for name in differ:
         print(f"differs from the committed file: {name}")
     for name in extra:

@@ -77,13 +77,67 @@ def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
         if common is not None:
             found.append(Violation(r4, f"{op} inputs have shapes {a.shape} and {b.shape}, which "
                                        "would need broadcasting; the profile forbids it: give both "
-                                       f"inputs the shape {common} (store a constant operand "
-                                       f"expanded, e.g. numpy.broadcast_to(x, {common}).copy(), as "
-                                       "its initializer; an Expand node is not in the profile)"))
+                                       f"inputs the shape {common} ({_R4_FIX.format(shape=common)})"))
         else:
             found.append(Violation(r1, f"{op} inputs have shapes {a.shape} and {b.shape}; they must "
                                        "have the same shape"))
+    elif not (a.sparse or b.sparse or a.shape is None or b.shape is None):
+        found.extend(_partial_shape_violations(op, r1, r4, tuple(a.shape), tuple(b.shape)))
     return found
+
+
+# The ways out of R4 that work (tests/conform checks them): sonnx conform stores a constant
+# operand expanded; an Expand node would be PROF-R1.
+_R4_FIX = ("`sonnx conform MODEL -o OUT` stores a constant operand (initializer or Constant node) "
+           "expanded to {shape} without changing any output bit, or store "
+           "numpy.broadcast_to(x, {shape}).copy() as its initializer yourself; from PyTorch, "
+           "export with a static batch and multiply by a registered buffer already of that shape; "
+           "an Expand node is not in the profile")
+
+
+def _dim_text(d: object) -> str:
+    return str(d) if isinstance(d, (int, str)) and d != "" else "?"
+
+
+def _shape_text(shape: tuple) -> str:
+    """A shape with symbols unquoted and unknown dimensions as ?: (batch, 3), (3,)."""
+    inner = ", ".join(map(_dim_text, shape))
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def _partial_shape_violations(op: str, r1: str, r4: str, sa: tuple, sb: tuple) -> list[Violation]:
+    """R1/R4 for shapes with symbolic or unknown dimensions (PROF-R2 reports those): a rule is
+    reported only when it holds whatever values the unknown dimensions take, so that findings
+    come in one pass and none is guessed. Equal symbols are equal dimensions (ONNX's dim_param)."""
+    def static(d: object) -> bool:
+        return isinstance(d, int) and not isinstance(d, bool)
+
+    aligned = list(zip(reversed(sa), reversed(sb)))
+    differ = len(sa) != len(sb) or any(static(x) and static(y) and x != y for x, y in aligned)
+    if not differ:
+        return []
+    shown = f"{_shape_text(sa)} and {_shape_text(sb)}"
+    if any(static(x) and static(y) and x != y and x != 1 and y != 1 for x, y in aligned):
+        return [Violation(r1, f"{op} inputs have shapes {shown}; they must have the same shape "
+                              "(the static dimensions already differ)")]
+
+    def symbol(d: object) -> bool:
+        # an ONNX dim_param names one value wherever it appears; OpenVINO's "?" and a..b
+        # intervals (and None) are unknown dimensions, two of which may differ
+        return isinstance(d, str) and d not in ("", "?") and ".." not in d
+
+    def surely_broadcast(x: object, y: object) -> bool:
+        return x == 1 or y == 1 or (x == y and (static(x) or symbol(x)))
+    if not all(surely_broadcast(x, y) for x, y in aligned):
+        return []     # broadcast or mismatch depends on the symbolic dimensions: not established
+    longer = sa if len(sa) >= len(sb) else sb
+    tail = [y if x == 1 else x for x, y in reversed(aligned)]
+    common = tuple(longer[:len(longer) - len(tail)]) + tuple(tail)
+    text = _shape_text(common)
+    return [Violation(r4, f"{op} inputs have shapes {shown}, which would need broadcasting "
+                          "whatever the symbolic dimensions are; the profile forbids it: give both "
+                          f"inputs the shape {text} (pin the symbolic dimensions first: "
+                          f"--dim NAME=SIZE; then {_R4_FIX.format(shape=text)})")]
 
 
 def element_contracts(type_set: frozenset[str], spec: Callable) -> Callable[[Callable], Callable]:

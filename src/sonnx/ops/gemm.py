@@ -22,7 +22,7 @@ from ..semantics.values import is_element_of, same_value
 from . import gemm_fold
 from .registry import Operator
 from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
-                        static_shape, tensor_shape_violations)
+                        tensor_shape_violations)
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
 
 OP = "Gemm"
@@ -61,13 +61,38 @@ def _type_hint(elem: str, op: str = OP) -> str:
     return ""
 
 
-def _bias_fix(c_shape: tuple, m: int, n: int) -> str:
+def _dim_text(d: object) -> str:
+    return str(d) if isinstance(d, (int, str)) and d != "" else "?"
+
+
+def _bias_fix(c_shape: tuple, m: object, n: object) -> str:
+    """The ways out of GEMM-R4 that work: sonnx conform for a constant C, the exporter-side
+    form for PyTorch (checked by tests/conform: torch still exports nn.Linear's own bias as (N)
+    whatever the batch, and an Expand node would be PROF-R1)."""
+    mn = f"({_dim_text(m)}, {_dim_text(n)})"
+    pin = "" if isinstance(m, int) and isinstance(n, int) else \
+        " (first pin the symbolic dimensions: --dim NAME=SIZE)"
+    conform = (f"`sonnx conform MODEL -o OUT`{pin} stores a constant C expanded to {mn} "
+               "without changing any output bit")
+    aligned = list(zip(reversed(c_shape), (n, m)))
+    if len(c_shape) > 2 or any(_differs(x, y) and x != 1 for x, y in aligned):
+        return (f"C does not even broadcast to {mn} (ONNX refuses it too): give C the shape {mn}")
     if tuple(c_shape) in ((n,), (1, n)):
-        return (f"this is the usual nn.Linear bias; store it expanded to ({m}, {n}) as the "
-                f"initializer of C (numpy.tile(bias.reshape(1, {n}), ({m}, 1))), or export the model "
-                f"with a static batch size {m} and fold the expansion into the initializer")
-    return (f"expand C to ({m}, {n}) explicitly (numpy.broadcast_to(c, ({m}, {n})).copy()) and "
-            f"store that as C")
+        return (f"this is the usual nn.Linear bias; {conform}; or store it yourself as the "
+                f"initializer of C, numpy.broadcast_to(bias, {mn}).copy(); from PyTorch, export with "
+                "a static batch and write the layer as torch.addmm(bias_mn, x, W.t()) with bias_mn "
+                f"a registered buffer already of shape {mn}")
+    return (f"{conform}; or store numpy.broadcast_to(c, {mn}).copy() as C yourself (a C computed "
+            "by the graph cannot be expanded in the profile: compute it at the full shape)")
+
+
+def _known(d: object) -> bool:
+    return isinstance(d, int) and not isinstance(d, bool)
+
+
+def _differs(x: object, y: object) -> bool:
+    """Two dimensions known to differ: both static and unequal (a symbol may be anything)."""
+    return _known(x) and _known(y) and x != y
 
 
 def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int = LATEST,
@@ -122,8 +147,9 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
                                                   f"profile requires {name}=1.0: scale the integer inputs "
                                                   "(or the result) explicitly instead"))
 
-    # GEMM-R1: rank 2, inner dimensions agree. Shapes are compared only when static: an unknown
-    # or symbolic one is PROF-R2's to report (the kernels and the validator check it)
+    # GEMM-R1: rank 2, inner dimensions agree. A rule is reported wherever the shapes already
+    # establish it, even when some dimensions are symbolic or unknown (PROF-R2 reports those):
+    # a dimension is compared only with a static one, so no violation is ever guessed
     ranks_ok = True
     for what, t in (("A", a), ("B", b)):
         if not t.sparse and t.shape is not None and len(t.shape) != 2:
@@ -133,24 +159,28 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
                                               "store it as 2-D (reshape a constant operand's initializer, "
                                               "or an array with .reshape; Flatten and Reshape nodes are "
                                               "not in the profile)"))
-    if not (ranks_ok and static_shape(a) and static_shape(b)):
+    if not ranks_ok or a.sparse or b.sparse or a.shape is None or b.shape is None:
         return found
     ta = _transposes(trans_a)
     tb = _transposes(trans_b)
     m, ka = (a.shape[1], a.shape[0]) if ta else (a.shape[0], a.shape[1])
     kb, n = (b.shape[1], b.shape[0]) if tb else (b.shape[0], b.shape[1])
-    if ka != kb:
+    if _differs(ka, kb):
         found.append(Violation("GEMM-R1", f"Gemm inner dimensions disagree: A{'^T' if ta else ''} "
-                                          f"is {m} x {ka} and B{'^T' if tb else ''} is {kb} x {n} "
-                                          f"(A {tuple(a.shape)}, transA={shown(trans_a)}; B {tuple(b.shape)}, "
-                                          f"transB={shown(trans_b)}); fix transA/transB or the shapes"))
+                                          f"is {_dim_text(m)} x {ka} and B{'^T' if tb else ''} is {kb} x "
+                                          f"{_dim_text(n)} (A {tuple(a.shape)}, transA={shown(trans_a)}; "
+                                          f"B {tuple(b.shape)}, transB={shown(trans_b)}); fix "
+                                          "transA/transB or the shapes"))
         return found
 
-    # GEMM-R4: C absent or exactly (M, N)
-    if c is not None and static_shape(c) and tuple(c.shape) != (m, n):
-        found.append(Violation("GEMM-R4", f"Gemm input C has shape {tuple(c.shape)}, not the result shape "
-                                          f"({m}, {n}); the profile forbids broadcasting C: "
-                                          + _bias_fix(tuple(c.shape), m, n)))
+    # GEMM-R4: C absent or exactly (M, N): a C of another rank never is, whatever M and N are
+    if c is not None and not c.sparse and c.shape is not None:
+        cs = tuple(c.shape)
+        if len(cs) != 2 or _differs(cs[0], m) or _differs(cs[1], n):
+            result = f"({m}, {n})" if _known(m) and _known(n) else f"(M, N) = ({_dim_text(m)}, {_dim_text(n)})"
+            found.append(Violation("GEMM-R4", f"Gemm input C has shape {cs}, not the result shape "
+                                              f"{result}; the profile forbids broadcasting C: "
+                                              + _bias_fix(cs, m, n)))
     return found
 
 

@@ -154,7 +154,8 @@ class _Checker:
                 "PROF-R2", f"tensor '{name}' is declared with different types ({listed}); every "
                            "declaration of a name (graph input, initializer, value_info, graph "
                            "output) must give the same element type and shape: correct or "
-                           "remove the wrong one", graph=path, tensor=name))
+                           "remove the wrong one (a value_info entry left stale by an exporter "
+                           "or a hand edit: `sonnx conform` removes it)", graph=path, tensor=name))
 
     # ------------------------------------------------------------ loadable
     def _elem_types(self, tp: onnx.TypeProto, what: str, path: str, name: str) -> None:

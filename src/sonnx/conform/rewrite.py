@@ -1,0 +1,511 @@
+"""The rewrites of ``sonnx conform``: each one changes how the model is written, never what it
+computes (no value is rounded, cast or reordered; a broadcast is replaced by the very tensor
+numpy/ONNX broadcasting would have read). What cannot be rewritten that way is recorded as a
+``Blocker`` with the reason, for the report.
+
+Only the main graph is rewritten: a subgraph belongs to If/Loop/Scan, which the profile refuses
+(PROF-R1) and no rewrite removes.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from .. import dtypes
+
+ELEMENTWISE = ("Mul", "Add", "Sub")
+_RULE_PREFIX = {"Mul": "MUL", "Add": "ADD", "Sub": "SUB", "Gemm": "GEMM"}
+
+
+class ConformError(ValueError):
+    """Bad input (a --dim that cannot apply, an unreadable model): exit 2, one line."""
+
+
+@dataclass
+class Rewrite:
+    kind: str                      # pin-dim | constant-to-initializer | materialise-broadcast |
+    requirement: str               # declare-output-shape | remove-value-info
+    detail: str
+    node_index: int | None = None
+    node_name: str | None = None
+    op_type: str | None = None
+    tensor: str | None = None
+
+    def as_dict(self) -> dict:
+        node = None if self.node_index is None else {
+            "graph": "main", "index": self.node_index, "name": self.node_name or None,
+            "op_type": self.op_type}
+        return {"kind": self.kind, "requirement": self.requirement, "node": node,
+                "tensor": self.tensor, "detail": self.detail}
+
+
+@dataclass
+class Blocker:
+    """Why a requirement stays broken at one node or tensor: no rewrite keeps every bit."""
+    rule: str
+    reason: str
+    node_index: int | None = None
+    tensor: str | None = None
+
+
+@dataclass
+class Log:
+    rewrites: list[Rewrite] = field(default_factory=list)
+    blockers: list[Blocker] = field(default_factory=list)
+    renamed: set[str] = field(default_factory=set)   # tensors whose stored value/shape changed
+
+
+# ---------------------------------------------------------------- --dim
+_DIM = re.compile(r"^([^=\s][^=]*)=([+-]?\d+)$")
+
+
+def parse_dims(specs: list[str] | None) -> dict[str, int]:
+    """``["batch=2", ...]`` -> {"batch": 2}; ConformError for anything else."""
+    out: dict[str, int] = {}
+    for spec in specs or ():
+        m = _DIM.match(spec.strip()) if isinstance(spec, str) else None
+        if m is None:
+            raise ConformError(f"--dim {spec!r}: expected NAME=SIZE with a positive integer SIZE "
+                               "(e.g. --dim batch=2)")
+        name, size = m.group(1).strip(), int(m.group(2))
+        if size <= 0:
+            raise ConformError(f"--dim {spec!r}: the size must be a positive integer (the "
+                               "profile's dimensions are static and positive)")
+        if size > 2**31 - 1:
+            raise ConformError(f"--dim {spec!r}: the size is over 2^31 - 1")
+        if name in out and out[name] != size:
+            raise ConformError(f"--dim {name} is given twice with different sizes "
+                               f"({out[name]} and {size})")
+        out[name] = size
+    return out
+
+
+def check_dims(dims: dict[str, int]) -> dict[str, int]:
+    """The API's ``dims`` argument: names to positive ints (ConformError otherwise)."""
+    if not isinstance(dims, dict):
+        raise ConformError(f"dims must be a dict of dimension names to sizes, got {type(dims).__name__}")
+    return parse_dims([f"{k}={v}" if isinstance(k, str) and type(v) is int else f"{k!r}={v!r}"
+                       for k, v in dims.items()])
+
+
+def _declarations(g: onnx.GraphProto):
+    for what, coll in (("graph input", g.input), ("graph output", g.output),
+                       ("value_info", g.value_info)):
+        for vi in coll:
+            yield what, vi
+
+
+def _dims_of(vi: onnx.ValueInfoProto):
+    if vi.type.WhichOneof("value") != "tensor_type" or not vi.type.tensor_type.HasField("shape"):
+        return []
+    return list(vi.type.tensor_type.shape.dim)
+
+
+def symbolic_names(g: onnx.GraphProto) -> list[str]:
+    names: dict[str, None] = {}
+    for _, vi in _declarations(g):
+        for d in _dims_of(vi):
+            if d.WhichOneof("value") == "dim_param" and d.dim_param:
+                names[d.dim_param] = None
+    return list(names)
+
+
+def pin_dims(model: onnx.ModelProto, dims: dict[str, int], log: Log) -> None:
+    """Replace each named symbolic dimension of ``dims`` by its size, in every declaration of the
+    main graph. A name the model does not hold is an error (a typo must not pass silently)."""
+    g = model.graph
+    present = symbolic_names(g)
+    missing = [n for n in dims if n not in present]
+    if missing:
+        have = ", ".join(present) if present else "none"
+        raise ConformError(f"--dim {missing[0]}: the model has no symbolic dimension of that name "
+                           f"(its named dimensions: {have})")
+    inits = {t.name for t in g.initializer}
+    for name, size in dims.items():
+        where = []
+        for what, vi in _declarations(g):
+            for axis, d in enumerate(_dims_of(vi)):
+                if d.WhichOneof("value") == "dim_param" and d.dim_param == name:
+                    d.dim_value = size          # clears dim_param (a oneof)
+                    where.append(f"{what} '{vi.name}' axis {axis}")
+        log.rewrites.append(Rewrite("pin-dim", "PROF-R2", f"symbolic dimension '{name}' pinned to "
+                                    f"{size} in {len(where)} declaration(s): " + ", ".join(where[:6])
+                                    + (" ..." if len(where) > 6 else "")))
+    # what --dim cannot pin: graph inputs with an unnamed dynamic or still symbolic dimension
+    for vi in g.input:
+        if vi.name in inits:
+            continue
+        if vi.type.WhichOneof("value") == "tensor_type" and not vi.type.tensor_type.HasField("shape"):
+            log.blockers.append(Blocker("PROF-R2", f"graph input '{vi.name}' has no shape at all; "
+                                        "--dim pins named dimensions only: re-export with a static "
+                                        "input shape", tensor=vi.name))
+        for axis, d in enumerate(_dims_of(vi)):
+            which = d.WhichOneof("value")
+            if which == "dim_param" and d.dim_param:
+                log.blockers.append(Blocker("PROF-R2", f"graph input '{vi.name}' axis {axis} is the "
+                                            f"symbolic dimension '{d.dim_param}': pin it with --dim "
+                                            f"{d.dim_param}=SIZE", tensor=vi.name))
+            elif which != "dim_value":
+                log.blockers.append(Blocker("PROF-R2", f"graph input '{vi.name}' axis {axis} is dynamic "
+                                            "and has no name, so --dim cannot pin it: re-export with "
+                                            "a static shape, or name the axis (dynamic_axes / "
+                                            "dynamic_shapes) and pin that name", tensor=vi.name))
+
+
+# ---------------------------------------------------------------- Constant -> initializer
+def _constant_tensor(node: onnx.NodeProto) -> tuple[onnx.TensorProto | None, str]:
+    """The Constant's value as a TensorProto holding exactly the same values (None, reason)."""
+    if len(node.attribute) != 1:
+        return None, f"the Constant has {len(node.attribute)} attributes, not one value"
+    a = node.attribute[0]
+    name = node.output[0]
+    if a.ref_attr_name:
+        return None, "its value refers to a function attribute (ref_attr_name)"
+    if a.name == "value":
+        t = onnx.TensorProto()
+        t.CopyFrom(a.t)
+        t.name = name
+        return t, ""
+    if a.name == "value_float":    # stored as float32 in the attribute: the same value
+        return numpy_helper.from_array(np.array(a.f, dtype=np.float32), name), ""
+    if a.name == "value_floats":
+        return numpy_helper.from_array(np.array(list(a.floats), dtype=np.float32), name), ""
+    if a.name == "value_int":
+        return numpy_helper.from_array(np.array(a.i, dtype=np.int64), name), ""
+    if a.name == "value_ints":
+        return numpy_helper.from_array(np.array(list(a.ints), dtype=np.int64), name), ""
+    if a.name == "value_string":
+        return onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [], [a.s]), ""
+    if a.name == "value_strings":
+        return onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [len(a.strings)],
+                                       list(a.strings)), ""
+    if a.name == "sparse_value":
+        return None, ("its value is a sparse tensor: an initializer of it would still be sparse "
+                      "(PROF-R2); densify it in the exporter (e.g. x.to_dense()), conform does not "
+                      "choose a dense layout for you")
+    return None, f"its attribute '{a.name}' is not a value conform knows"
+
+
+def constants_to_initializers(model: onnx.ModelProto, log: Log) -> None:
+    g = model.graph
+    keep = []
+    new_inits = []
+    for index, node in enumerate(g.node):
+        if node.op_type != "Constant" or node.domain not in ("", "ai.onnx") or len(node.output) != 1:
+            keep.append(node)
+            continue
+        t, why = _constant_tensor(node)
+        if t is None:
+            log.blockers.append(Blocker("PROF-R1", f"this Constant node cannot become an "
+                                        f"initializer: {why}", node_index=index))
+            keep.append(node)
+            continue
+        new_inits.append(t)
+        log.rewrites.append(Rewrite("constant-to-initializer", "PROF-R1",
+                                    f"Constant node stored as the initializer '{t.name}' "
+                                    f"(shape {tuple(t.dims)}, {_elem(t.data_type)}), same values",
+                                    index, node.name, node.op_type, t.name))
+    if new_inits:
+        del g.node[:]
+        g.node.extend(keep)
+        g.initializer.extend(new_inits)
+        if model.ir_version < 4:    # before IR 4 every initializer is also a graph input
+            for t in new_inits:
+                g.input.append(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
+
+
+def _elem(code: int) -> str:
+    return onnx.helper.tensor_dtype_to_string(code).replace("TensorProto.", "").lower()
+
+
+# ---------------------------------------------------------------- broadcasts
+def expanded(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The tensor that broadcasting ``array`` to ``shape`` reads, stored: same dtype, same values
+    (the one place values are produced; tests/conform plants faults here)."""
+    return np.broadcast_to(array, shape).copy()
+
+
+def shapes(model: onnx.ModelProto) -> dict[str, tuple]:
+    """Every tensor's shape as onnx infers it now, declarations of intermediate values aside
+    (a stale value_info must not steer a rewrite): name -> dims (int, str or None), or None."""
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    del probe.graph.value_info[:]
+    try:
+        probe = onnx.shape_inference.infer_shapes(probe, strict_mode=False, data_prop=True)
+    except Exception:
+        pass
+    out: dict[str, tuple] = {}
+    for coll in (probe.graph.value_info, probe.graph.output, probe.graph.input):
+        for vi in coll:
+            tt = vi.type.tensor_type
+            if vi.type.WhichOneof("value") != "tensor_type" or not tt.HasField("shape"):
+                out[vi.name] = None
+                continue
+            out[vi.name] = tuple(d.dim_value if d.WhichOneof("value") == "dim_value"
+                                 else (d.dim_param or None) for d in tt.shape.dim)
+    for t in probe.graph.initializer:
+        out[t.name] = tuple(t.dims)
+    return out
+
+
+def _shape_text(shape: tuple) -> str:
+    inner = ", ".join(str(d) if isinstance(d, (int, str)) and d != "" else "?" for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def _static(shape) -> bool:
+    return shape is not None and all(isinstance(d, int) and d > 0 for d in shape)
+
+
+def _broadcasts_to(src: tuple, dst: tuple) -> bool:
+    if len(src) > len(dst):
+        return False
+    return all(s == d or s == 1 for s, d in zip(reversed(src), reversed(dst)))
+
+
+def _producer(g: onnx.GraphProto) -> dict[str, tuple[int, onnx.NodeProto]]:
+    return {o: (i, n) for i, n in enumerate(g.node) for o in n.output if o}
+
+
+def _computed_reason(name: str, producers: dict, graph_inputs: set[str], inits: set[str]) -> str:
+    if name in graph_inputs:
+        what = (f"'{name}' is a graph input" + (" (its initializer is only a default the caller may "
+                "override)" if name in inits else ""))
+    elif name in producers:
+        i, n = producers[name]
+        what = f"'{name}' is computed by the {n.op_type} node {n.name or f'{n.op_type}_{i}'}"
+    else:
+        what = f"'{name}' is not a constant of the model"
+    return (f"a broadcast of a computed tensor: {what}, so there is no constant to store expanded; "
+            "making it the full shape needs an Expand or Tile node, which the profile refuses "
+            "(PROF-R1): change the model so that it computes the full shape itself")
+
+
+def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
+    """Gemm C and Mul/Add/Sub operands that are constants of a shape broadcast to the node's
+    result: each gets an initializer of the full shape (one per source and target shape, shared
+    by the nodes that need it; the original is removed once nothing reads it)."""
+    g = model.graph
+    sh = shapes(model)
+    graph_inputs = {vi.name for vi in g.input}
+    inits = {t.name: t for t in g.initializer}
+    constants = {n for n in inits if n not in graph_inputs}
+    producers = _producer(g)
+    taken = set(inits) | graph_inputs | {o.name for o in g.output} | set(producers) | \
+        {vi.name for vi in g.value_info} | {i for n in g.node for i in n.input}
+    made: dict[tuple[str, tuple], str] = {}
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+
+    def full(name: str, target: tuple) -> str:
+        key = (name, target)
+        if key not in made:
+            new = f"{name}_{'x'.join(map(str, target))}"
+            k = 1
+            while new in taken:
+                k += 1
+                new = f"{name}_{'x'.join(map(str, target))}_{k}"
+            taken.add(new)
+            src = inits[name]
+            t = numpy_helper.from_array(expanded(numpy_helper.to_array(src), target), new)
+            if t.data_type != src.data_type:     # never a cast: refuse rather than convert
+                raise RuntimeError(f"materialising '{name}' changed its type")
+            g.initializer.append(t)
+            inits[new] = t
+            made[key] = new
+        return made[key]
+
+    for index, node in enumerate(g.node):
+        op = node.op_type
+        if node.domain not in ("", "ai.onnx") or op not in _RULE_PREFIX:
+            continue
+        rule = f"{_RULE_PREFIX[op]}-R4"
+        version = dtypes.since_version(op, opset) if opset is not None else None
+        if version is None or version < 7:
+            # before version 7 a broadcast follows the legacy broadcast/axis attributes, not
+            # numpy's rule: storing numpy's expansion could change the result
+            if version is not None and any(a.name == "broadcast" and a.i for a in node.attribute):
+                log.blockers.append(Blocker(rule, f"{op}-{version} broadcasts by its legacy "
+                                            "broadcast/axis attributes, not by numpy's rule; conform "
+                                            "does not rewrite it: import opset 7 or later",
+                                            index, None))
+            continue
+        out = sh.get(node.output[0]) if node.output else None
+        if op == "Gemm":
+            if len(node.input) < 3 or not node.input[2]:
+                continue
+            operands = [(2, "C")]
+        else:
+            if len(node.input) != 2:
+                continue
+            operands = [(0, "A"), (1, "B")]
+        for pos, what in operands:
+            name = node.input[pos]
+            src = sh.get(name)
+            if src is None or (out is not None and src == out):
+                continue
+            if not _static(out):
+                if out is not None and src is not None and len(src) != len(out) or \
+                        (out is not None and any(isinstance(s, int) and isinstance(o, int) and s != o
+                                                 for s, o in zip(src, out))):
+                    log.blockers.append(Blocker(rule, f"{op} input {what} '{name}' would be broadcast "
+                                                f"to the result, whose shape {_shape_text(out)} is not static: pin "
+                                                "its symbolic dimensions with --dim NAME=SIZE, then "
+                                                "conform stores the expanded constant",
+                                                index, name))
+                continue
+            if not _static(src) or not _broadcasts_to(src, out):
+                continue    # not a broadcast to the result: R1 (or onnx) reports it
+            if name not in constants:
+                log.blockers.append(Blocker(rule, f"{op} input {what} of shape {src} is broadcast to "
+                                            f"{out}: " + _computed_reason(name, producers, graph_inputs,
+                                                                          set(inits)), index, name))
+                continue
+            try:
+                new = full(name, out)
+            except (ValueError, TypeError, RuntimeError) as exc:   # a malformed initializer
+                log.blockers.append(Blocker(rule, f"{op} input {what} '{name}' cannot be read as an "
+                                            f"array of shape {src} ({' '.join(str(exc).split())[:120]}); "
+                                            "conform stores nothing it cannot read exactly",
+                                            index, name))
+                continue
+            node.input[pos] = new
+            log.renamed.add(name)
+            log.rewrites.append(Rewrite("materialise-broadcast", rule,
+                                        f"{op} input {what} '{name}' of shape {src} stored expanded "
+                                        f"to {out} as '{new}' (numpy.broadcast_to(...).copy(), "
+                                        f"same element type {_elem(inits[new].data_type)})",
+                                        index, node.name, op, new))
+    # the originals nothing reads any more are removed; a lone copy takes the original's name
+    # (one pass over the graph for all of them: a model may have thousands)
+    read = {i for n in g.node for i in n.input} | {o.name for o in g.output}
+    read |= {i for sub in _subgraphs(g) for n in sub.node for i in n.input}
+    copies_of: dict[str, list[str]] = {}
+    for (src, _), new in made.items():
+        copies_of.setdefault(src, []).append(new)
+    unread = {n for n in copies_of if n not in read}
+    if not unread:
+        return
+    back = {copies_of[n][0]: n for n in unread if len(copies_of[n]) == 1}
+    keep = [t for t in g.initializer if t.name not in unread]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    keep_in = [vi for vi in g.input if vi.name not in unread]   # IR < 4: also a graph input
+    if len(keep_in) != len(g.input):
+        del g.input[:]
+        g.input.extend(keep_in)
+    for t in g.initializer:
+        if t.name in back:
+            t.name = back[t.name]
+    for n in g.node:
+        for k, i in enumerate(n.input):
+            if i in back:
+                n.input[k] = back[i]
+    for r in log.rewrites:
+        if r.tensor in back:
+            r.detail = r.detail.replace(f" as '{r.tensor}'", " under the same name")
+            r.tensor = back[r.tensor]
+
+
+def _subgraphs(g: onnx.GraphProto):
+    stack = [g]
+    while stack:
+        cur = stack.pop()
+        for n in cur.node:
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    stack.append(a.g)
+                    yield a.g
+                elif a.type == onnx.AttributeProto.GRAPHS:
+                    stack.extend(a.graphs)
+                    yield from a.graphs
+
+
+# ---------------------------------------------------------------- declarations
+def _type_key(tp: onnx.TypeProto):
+    if tp.WhichOneof("value") != "tensor_type":
+        return ("other", tp.SerializeToString())
+    tt = tp.tensor_type
+    dims = None if not tt.HasField("shape") else tuple(
+        d.dim_value if d.WhichOneof("value") == "dim_value" else (d.dim_param or None)
+        for d in tt.shape.dim)
+    return (tt.elem_type, dims)
+
+
+def tidy_declarations(model: onnx.ModelProto, log: Log) -> None:
+    """Drop value_info entries that disagree with what onnx infers now or that name a rewritten
+    or vanished tensor (the dynamo exporter declares initializers there too), and give graph
+    outputs the static shape onnx infers where they declare none."""
+    g = model.graph
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    del probe.graph.value_info[:]
+    try:
+        probe = onnx.shape_inference.infer_shapes(probe, strict_mode=False, data_prop=True)
+        inferred = {vi.name: vi.type for vi in list(probe.graph.value_info) + list(probe.graph.output)}
+    except Exception:
+        inferred = None
+    existing = ({t.name for t in g.initializer} | {vi.name for vi in g.input}
+                | {o for n in g.node for o in n.output})
+    init_types = {t.name: onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
+                  for t in g.initializer}
+    keep = []
+    for vi in g.value_info:
+        why = None
+        if vi.name not in existing:
+            why = "it names a tensor the rewritten model no longer has"
+        elif vi.name in init_types:
+            if _type_key(init_types[vi.name]) != _type_key(vi.type):
+                why = ("it declares a tensor conform rewrote, with its old shape"
+                       if vi.name in log.renamed else
+                       f"it declares {_shown_type(vi.type)}, its initializer holds "
+                       f"{_shown_type(init_types[vi.name])}")
+        elif inferred is not None and vi.name not in init_types:
+            got = inferred.get(vi.name)
+            if got is not None and _type_key(got) != _type_key(vi.type):
+                why = (f"it declares {_shown_type(vi.type)} where onnx now infers "
+                       f"{_shown_type(got)}")
+        if why is None:
+            keep.append(vi)
+        else:
+            log.rewrites.append(Rewrite("remove-value-info", "PROF-R2",
+                                        f"stale value_info entry for '{vi.name}' removed: {why}",
+                                        tensor=vi.name))
+    if len(keep) != len(g.value_info):
+        del g.value_info[:]
+        g.value_info.extend(keep)
+    if inferred is None:
+        return
+    for vi in g.output:
+        got = inferred.get(vi.name)
+        if got is None or vi.type.WhichOneof("value") != "tensor_type":
+            continue
+        k_dec, k_inf = _type_key(vi.type), _type_key(got)
+        if k_inf[1] is None or not _static(k_inf[1]) or k_dec == k_inf:
+            continue
+        dec = k_dec[1]
+        if dec is not None and (len(dec) != len(k_inf[1]) or any(
+                isinstance(d, int) and d != i for d, i in zip(dec, k_inf[1]))):
+            continue    # a real disagreement: the validator reports it, conform does not choose
+        if k_dec[0] not in (0, k_inf[0]):
+            continue
+        before = _shown_type(vi.type)
+        vi.type.tensor_type.elem_type = k_inf[0]
+        shape = vi.type.tensor_type.shape
+        shape.ClearField("dim")
+        for d in k_inf[1]:
+            shape.dim.add().dim_value = d
+        log.rewrites.append(Rewrite("declare-output-shape", "PROF-R2",
+                                    f"graph output '{vi.name}' declared {before}; now the shape "
+                                    f"onnx infers, {_shown_type(vi.type)}", tensor=vi.name))
+
+
+def _shown_type(tp: onnx.TypeProto) -> str:
+    elem, dims = _type_key(tp)
+    if elem == "other":
+        return "a non-tensor type"
+    return f"{_elem(elem) if elem else 'undefined'} {dims if dims is not None else '(no shape)'}"
