@@ -88,3 +88,23 @@ def test_prove_without_a_prover_is_one_message(tmp_path, present, missing):
     assert p.returncode == 1 and p.stdout == ""
     assert p.stderr.startswith(f"prove: {missing} not found on PATH; install why3 1.5.1, z3 and cvc5")
     assert len(p.stderr.splitlines()) == 1 and not mark.exists()
+
+
+def test_prove_without_the_bitwuzla_wheel_is_one_message(tmp_path):
+    """The float16 lemmas' prover is a wheel of the dev environment: without it, one line
+    saying how to get it, before any replay starts."""
+    tree, mark = _scratch(tmp_path, "prove")
+    (tree / "proofs" / "drivers").mkdir(parents=True)
+    (tree / "proofs" / "drivers" / "cvc5.drv").write_text("")
+    _stub(tree / ".venv" / "bin" / "z3", mark)
+    py = tree / ".venv" / "bin" / "python"                # a python without the wheel
+    py.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {mark}\nexit 1\n")
+    path = _bin(tmp_path, "bash", "dirname")
+    for tool in ("why3", "cvc5"):
+        _stub(path / tool, mark)
+    p = subprocess.run([str(path / "bash"), "tools/prove"], cwd=tree, capture_output=True, text=True,
+                       env={"PATH": str(path), "HOME": str(tmp_path)}, timeout=60)
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.startswith("prove: the bitwuzla wheel") and "tools/setup" in p.stderr
+    assert len(p.stderr.splitlines()) == 1
+    assert mark.read_text().splitlines() == [".venv/bin/python -c import bitwuzla"]   # nothing else started

@@ -206,7 +206,7 @@ def test_a_definition_a_goal_names_redefined_as_true_is_suspect(tree):
     key = "uses:proofs/elementwise.mlw:Broadcast.broadcastable"
     assert found == {rid: [f"{key} changed", "uses:proofs/elementwise.mlw:Broadcast.compat_rev is gone",
                            "uses:proofs/elementwise.mlw:Broadcast.rev_app is gone"]
-                     for rid in ("MUL-R4", "ADD-R4", "SUB-R4")}
+                     for op in ("MUL", "ADD", "SUB") for rid in (f"{op}-R1", f"{op}-R4")}   # R1: the refusal models' goals
     assert "+predicate broadcastable (s1 s2: shape) = true" in diffs["MUL-R4"][key]
 
 

@@ -738,16 +738,19 @@ def test_leaves_are_the_goals_without_transformation_and_sessions_are_written_wi
 def test_main_runs_the_step_or_builds_a_session_in_the_current_directory(tmp_path, monkeypatch, capsys):
     calls = []
     monkeypatch.setattr(prove, "run", lambda root: calls.append(("run", root)) or 5)
-    monkeypatch.setattr(prove, "build_session", lambda root, rel: calls.append(("build", root, rel)) or 6)
+    monkeypatch.setattr(prove, "build_session", lambda root, rel, **kw: calls.append(("build", root, rel, kw)) or 6)
     monkeypatch.chdir(tmp_path)
     assert prove.main(["run"]) == 5 and prove.main(["build", "proofs/x.mlw"]) == 6
+    # an explicit prover list, tried in order (the half-precision files name bitwuzla, cvc5fpexp)
+    assert prove.main(["build", "proofs/x.mlw", "bitwuzla,cvc5fpexp"]) == 6
     monkeypatch.setattr(sys, "argv", ["prove", "run"])
     assert prove.main() == 5
-    assert calls == [("run", tmp_path), ("build", tmp_path, "proofs/x.mlw"), ("run", tmp_path)]
+    assert calls == [("run", tmp_path), ("build", tmp_path, "proofs/x.mlw", {}),
+                     ("build", tmp_path, "proofs/x.mlw", {"provers": ("bitwuzla", "cvc5fpexp")}), ("run", tmp_path)]
     for argv in ([], ["prove"], ["runs"]):
         assert prove.main(argv) == 2
-        assert capsys.readouterr().out == "usage: python -m sonnx_dev.prove build proofs/X.mlw | run\n"
-    assert len(calls) == 3
+        assert capsys.readouterr().out == "usage: python -m sonnx_dev.prove build proofs/X.mlw [PROVER,...] | run\n"
+    assert len(calls) == 4
 
 
 # ------------------------------------------------------------------ one real replay (no fake)

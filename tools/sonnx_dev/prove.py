@@ -5,7 +5,9 @@ build/evidence/proofs.json; reading, summarising and judging what Why3 answered 
 sonnx.trace.proofs (shipped with the read-only trace).
 
     python -m sonnx_dev.prove run                  # the proof step (tools/prove)
-    python -m sonnx_dev.prove build proofs/X.mlw   # build a session without the IDE
+    python -m sonnx_dev.prove build proofs/X.mlw [PROVERS]   # build a session without the IDE
+                                     # PROVERS: keys of sonnx.trace.proofs.PROVERS, tried in order,
+                                     # e.g. z3,cvc5,z3noauto,bitwuzla,cvc5fpexp (the half-precision files)
 """
 from __future__ import annotations
 
@@ -275,10 +277,12 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     root = Path.cwd()
     if argv[:1] == ["build"]:
+        if len(argv) > 2:
+            return build_session(root, argv[1], provers=tuple(argv[2].split(",")))
         return build_session(root, argv[1])
     if argv[:1] == ["run"]:
         return run(root)
-    print("usage: python -m sonnx_dev.prove build proofs/X.mlw | run")
+    print("usage: python -m sonnx_dev.prove build proofs/X.mlw [PROVER,...] | run")
     return 2
 
 

@@ -31,6 +31,8 @@ PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.con
     "z3": ("Z3", "5.4.0", "pip"),
     "z3noauto": ("Z3", "5.4.0", "noauto"),
     "cvc5": ("CVC5", "1.0.3", ""),
+    "bitwuzla": ("Bitwuzla", "0.9.1", ""),       # the bitwuzla wheel, via tools/sonnx_dev/bitwuzla_why3.py
+    "cvc5fpexp": ("CVC5", "1.0.3", "fpexp"),     # cvc5 --fp-exp: experimental FP formats (bfloat16)
 }
 REQ_RE = re.compile(rf"\(\*\s*req:\s*((?:{ID_PATTERN}\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
 ID_RE = re.compile(ID_PATTERN)
