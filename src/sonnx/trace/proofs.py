@@ -31,6 +31,7 @@ PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.con
     "z3": ("Z3", "5.4.0", "pip"),
     "z3noauto": ("Z3", "5.4.0", "noauto"),
     "cvc5": ("CVC5", "1.0.3", ""),
+    "gappa": ("Gappa", "1.4.1", ""),     # no step counter: its time limit is a hang guard only
 }
 REQ_RE = re.compile(rf"\(\*\s*req:\s*((?:{ID_PATTERN}\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
 ID_RE = re.compile(ID_PATTERN)
