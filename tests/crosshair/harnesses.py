@@ -102,9 +102,10 @@ MUTANTS: tuple[Mutant, ...] = (
     # A (2, 3) x B (3, 2) with C of shape (2,): must be refused with GEMM-R4
     _mutant("gemm_c_broadcast", ("GEMM-R4",), ("gemm-refusals/shapes",),
             ("gemm-refusals/shapes", (0, 0, 3, 0, 0))),
-    # 1 x 3 x 1, no C, all ones: Y = 3, the mutant keeps the last term, 1
-    _mutant("gemm_sum_overwrites", ("GEMM-R7",), ("gemm-signed/int32.1x3x1", "gemm-float/float16.1x1x1"),
-            ("gemm-signed/int32.1x3x1", (False, False, False, (1, 1, 1), (1, 1, 1), (0,)))),
+    # 1 x 3 x 1 float, no C, all ones (edge value 7), alpha = beta = 1: Y = 3, the mutant keeps
+    # the last term, 1 (integer T no longer goes through _add: intloops.dot_wrap)
+    _mutant("gemm_sum_overwrites", ("GEMM-R7",), ("gemm-float/float.1x3x1", "gemm-float/float16.1x1x1"),
+            ("gemm-float/float.1x3x1", (False, False, False, (7, 7, 7), (7, 7, 7), (0,), 0, 0))),
     # int32 edge values: max * 2 wraps to -2, the mutant clamps to max
     _mutant("gemm_saturation", ("GEMM-R7",), ("gemm-signed/int32.1x3x1.edges", "gemm-unsigned/uint32.1x3x1"),
             ("gemm-signed/int32.1x3x1.edges", (False, False, False, (10, 3, 3), (5, 3, 3), (3,)))),

@@ -296,18 +296,15 @@ def _exact_mode_ok(a, b, c, alpha, beta, trans_a, trans_b, result) -> bool:
     return True
 
 
+# float accumulation types only: integer T goes through intloops.dot_wrap
 def _add(acc: str, x, y):
-    if dtypes.is_float(acc):
-        # x + y is computed in double and rounded once more to float32; for binary32 operands
-        # this double rounding is innocuous (53 >= 2 * 24 + 2), so it is the IEEE float32 sum
-        return floats.round_to(acc, x + y)
-    return intloops.wrap(x + y, dtypes.bits(acc), dtypes.is_signed(acc))
+    # x + y is computed in double and rounded once more to float32; for binary32 operands
+    # this double rounding is innocuous (53 >= 2 * 24 + 2), so it is the IEEE float32 sum
+    return floats.round_to(acc, x + y)
 
 
 def _mul(acc: str, x, y):
-    if dtypes.is_float(acc):
-        return floats.round_to(acc, x * y)      # exact in double for binary32 operands
-    return intloops.wrap(x * y, dtypes.bits(acc), dtypes.is_signed(acc))
+    return floats.round_to(acc, x * y)      # exact in double for binary32 operands
 
 
 def _narrow(dtype: str, x):
@@ -333,21 +330,32 @@ def gemm_reference(a: TensorValue, b: TensorValue, c: TensorValue | None = None,
                    trans_b: bool = False) -> TensorValue:
     """The triple loop of the concrete level of proofs/gemm.mlw, over flat row-major data:
     s = 0; s = s + A'[i, l] * B'[l, j] for l ascending; y = alpha * s (+ beta * C[i, j]);
-    Y[i, j] = round_T(y); every operation rounded in the accumulation type."""
+    Y[i, j] = round_T(y); every operation rounded in the accumulation type. For integer T
+    each entry is ``intloops.dot_wrap``, the fold proved as written by Why3's Python
+    front-end (alpha = beta = 1, GEMM-R6)."""
     # the requirements, checked once per call (the precondition repeats it for CrossHair only)
     raise_if_any(_violations(a, b, c, alpha, beta, trans_a, trans_b))
     ta, tb = bool(trans_a), bool(trans_b)
     m, k = (a.shape[1], a.shape[0]) if ta else a.shape
     n = b.shape[0] if tb else b.shape[1]
     acc = accumulation_type(a.dtype)
-    zero = 0.0 if dtypes.is_float(acc) else 0
-    # integer Gemm has alpha = beta = 1 (GEMM-R6): the integer 1 of T, as in the proofs
-    al = float(alpha) if dtypes.is_float(acc) else 1
-    be = float(beta) if dtypes.is_float(acc) else 1
-    y = [zero] * (m * n)
+    if not dtypes.is_float(acc):
+        # integer T: every entry is the fold Why3 proves as written (intloops.dot_wrap: the
+        # wrapped ascending fold, then (+) C), over the row A'[i, :] and column B'[:, j]
+        bits, signed = dtypes.bits(acc), dtypes.is_signed(acc)
+        y = [0] * (m * n)
+        for i in range(m):
+            row = [a.data[a_index(ta, m, k, i, l)] for l in range(k)]
+            for j in range(n):
+                col = [b.data[b_index(tb, k, n, l, j)] for l in range(k)]
+                y[i * n + j] = intloops.dot_wrap(row, col, 0 if c is None else c.data[i * n + j],
+                                                 bits, signed)
+        return TensorValue(a.dtype, (m, n), y)
+    al, be = float(alpha), float(beta)
+    y = [0.0] * (m * n)
     for i in range(m):
         for j in range(n):
-            s = zero
+            s = 0.0
             for l in range(k):
                 s = _add(acc, s, _mul(acc, a.data[a_index(ta, m, k, i, l)],
                                       b.data[b_index(tb, k, n, l, j)]))
@@ -517,4 +525,5 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
 OPERATOR = Operator(
     name=OP, prefix="GEMM", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
-    spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_refusal.mlw"))
+    spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_refusal.mlw", "proofs/gemm_error.mlw",
+                                 "proofs/gemm_dot_error.mlw"))

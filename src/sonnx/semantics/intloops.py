@@ -107,3 +107,45 @@ def mul_wrap(a: list[int], b: list[int], bits: int, signed: bool) -> list[int]:
         #@ assert cong(c[i], a[i] * b[i], m)
         i = i + 1
     return c
+
+
+# --- Gemm (integer T) -----------------------------------------------------------------------
+# `dot` is the specification only: the exact (unbounded) sum of the first l products
+# x[0]*y[0] + ... + x[l-1]*y[l-1]. `#@ function` makes Why3 read it as a logic function (a
+# `let rec function` with the variant below); CPython can call it too, but no kernel does.
+
+#@ function
+def dot(x: list[int], y: list[int], l: int) -> int:
+    #@ requires 0 <= l <= len(x) and len(x) == len(y)
+    #@ variant l
+    return dot(x, y, l - 1) + x[l - 1] * y[l - 1] if l > 0 else 0
+
+
+# req: GEMM-R7
+def dot_wrap(x: list[int], y: list[int], c: int, bits: int, signed: bool) -> int:
+    # One Gemm entry for integer T: x is the row A'[i, :], y the column B'[:, j], c is C[i, j]
+    # (0 when C is absent); alpha = beta = 1 for integer T (GEMM-R6). The products are summed
+    # exactly in Python's unbounded integers (l ascending) and the sum plus c is reduced once
+    # into T's range: "widen, compute exactly, reduce", as mul_wrap does. spec/gemm.md's fold
+    # (every product and sum reduced modulo 2**bits) has the same value, arithmetic modulo
+    # 2**bits being a ring: proofs/gemm.mlw proves that equality (lemmas dot_wrap and
+    # entry_wrap: the wrapped fold = wrap(exact sum + C)); this function is proved to compute
+    # wrap(exact sum + c): in T's range and congruent to it modulo 2**bits.
+    # (A fold that wraps at every step, proved here directly, left the provers at "unknown"
+    # on the congruence steps through Python's %: proofs/gemm.md.)
+    #@ requires len(x) == len(y)
+    #@ requires bits >= 1
+    #@ ensures signed or 0 <= result < pow(2, bits)
+    #@ ensures not signed or -pow(2, bits - 1) <= result < pow(2, bits - 1)
+    #@ ensures (result - (dot(x, y, len(x)) + c)) % pow(2, bits) == 0
+    e = 0
+    l = 0
+    #@ assert dot(x, y, 0) == 0
+    while l < len(x):
+        #@ variant len(x) - l
+        #@ invariant 0 <= l <= len(x)
+        #@ invariant e == dot(x, y, l)
+        #@ assert dot(x, y, l + 1) == dot(x, y, l) + x[l] * y[l]
+        e = e + x[l] * y[l]
+        l = l + 1
+    return wrap(e + c, bits, signed)
