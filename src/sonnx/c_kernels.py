@@ -195,8 +195,9 @@ def mul(a: np.ndarray, b: np.ndarray, *, opset: int = 14) -> np.ndarray:
     # 32 bits for the 8/16-bit types, then reduced to T's bits by astype)
     wide = np.dtype(np.uint64) if dtypes.bits(name) == 64 else np.dtype(np.uint32)
     signed_wide = np.dtype(f"int{wide.itemsize * 8}")
-    x = np.ascontiguousarray(a.astype(signed_wide if dtypes.is_signed(name) else wide).view(wide))
-    y = np.ascontiguousarray(b.astype(signed_wide if dtypes.is_signed(name) else wide).view(wide))
+    ext = signed_wide if dtypes.is_signed(name) else wide     # sign- or zero-extension
+    x = np.ascontiguousarray(a, dtype=ext).view(wide)
+    y = np.ascontiguousarray(b, dtype=ext).view(wide)
     out = np.empty(a.shape, dtype=wide)
     getattr(lib, "sonnx_mul_u64" if wide.itemsize == 8 else "sonnx_mul_u32")(_ptr(x), _ptr(y), _ptr(out), n)
     res = out.view(signed_wide) if dtypes.is_signed(name) else out
