@@ -11,13 +11,20 @@ import sonnx
 from sonnx import c_kernels as ck
 from sonnx import dtypes
 from sonnx.ops import gemm as gemm_op
-from sonnx.ops import mul as mul_op
+from sonnx.ops import add as add_op, mul as mul_op, sub as sub_op
 from sonnx.semantics.tensor import from_numpy, to_numpy
 
 from ..ops.conftest import assert_same_bits, cross, edge_values
 from ..ops.test_elementwise import HALF_FORMATS, _onnx_cases, half_mismatches, onnx_cases
 
-MUL_TYPES = sorted(mul_op.TYPE_SETS[mul_op.LATEST])
+# operator: (C kernel, Python kernel, reference loop, exact op on float64 for the half oracle, type set)
+OPS = {
+    "Mul": (ck.mul, sonnx.mul, mul_op.mul_reference, np.multiply, mul_op.TYPE_SETS[mul_op.LATEST]),
+    "Add": (ck.add, sonnx.add, add_op.add_reference, np.add, add_op.TYPE_SETS[add_op.LATEST]),
+    "Sub": (ck.sub, sonnx.sub, sub_op.sub_reference, np.subtract, sub_op.TYPE_SETS[sub_op.LATEST]),
+}
+CASES = [(op, name) for op, rec in OPS.items() for name in sorted(rec[4])]
+IDS = [f"{op}-{name}" for op, name in CASES]
 FLOATS = ["bfloat16", "double", "float", "float16"]
 
 
@@ -37,67 +44,82 @@ def _random_bits(name: str, n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 256, n * dt.itemsize, dtype=np.uint8).view(dt)
 
 
-# --- Mul ---------------------------------------------------------------------------------------
+# --- Mul, Add, Sub ---------------------------------------------------------------------------
 
-@pytest.mark.req("MUL-R1", "MUL-R3")
-@pytest.mark.parametrize("name", MUL_TYPES)
-def test_mul_edge_values(name):
+@pytest.mark.req("MUL-R1", "MUL-R3", "ADD-R1", "ADD-R3", "SUB-R1", "SUB-R3")
+@pytest.mark.parametrize("op,name", CASES, ids=IDS)
+def test_edge_values(op, name):
+    c_kernel, py_kernel, reference, _, _ = OPS[op]
     a, b = cross(name)
-    got = ck.mul(a, b)
-    assert_same_bits(got, sonnx.mul(a, b))
-    assert_same_bits(got, to_numpy(mul_op.mul_reference(from_numpy(a), from_numpy(b))))
+    got = c_kernel(a, b)
+    assert_same_bits(got, py_kernel(a, b))
+    assert_same_bits(got, to_numpy(reference(from_numpy(a), from_numpy(b))))
 
 
-@pytest.mark.req("MUL-R1", "MUL-R3")
-@pytest.mark.parametrize("name", MUL_TYPES)
-def test_mul_random_bit_patterns(name):
+@pytest.mark.req("MUL-R1", "MUL-R3", "ADD-R1", "ADD-R3", "SUB-R1", "SUB-R3")
+@pytest.mark.parametrize("op,name", CASES, ids=IDS)
+def test_random_bit_patterns(op, name):
+    c_kernel, py_kernel = OPS[op][:2]
     a = _random_bits(name, 40_000, 1).reshape(200, 200)
     b = _random_bits(name, 40_000, 2).reshape(200, 200)
-    assert_same_bits(ck.mul(a, b), sonnx.mul(a, b))
+    assert_same_bits(c_kernel(a, b), py_kernel(a, b))
+    # not contiguous, byte-swapped: the wrapper copies; the bits are the same
+    assert_same_bits(c_kernel(a.T, b.T), py_kernel(a.T, b.T))
+    if a.dtype.itemsize > 1 and a.dtype.byteorder != "|":
+        sa, sb = a.astype(a.dtype.newbyteorder()), b.astype(b.dtype.newbyteorder())
+        assert_same_bits(c_kernel(sa, sb), py_kernel(a, b))
 
 
-@pytest.mark.req("MUL-R1", "MUL-R3")
-def test_mul_onnx_node_cases():
-    cases = onnx_cases("Mul", same_shape=True) + onnx_cases("Mul", same_shape=False)
+@pytest.mark.req("MUL-R1", "MUL-R3", "ADD-R1", "ADD-R3", "SUB-R1", "SUB-R3")
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_onnx_node_cases(op):
+    c_kernel, py_kernel = OPS[op][:2]
+    cases = onnx_cases(op, same_shape=True) + onnx_cases(op, same_shape=False)
     compared = 0
     for name in cases:
         for inputs, _outputs in _onnx_cases()[name].data_sets:
             a, b = (np.asarray(x) for x in inputs)
             if a.shape == b.shape:
-                assert_same_bits(ck.mul(a, b), sonnx.mul(a, b))
+                assert_same_bits(c_kernel(a, b), py_kernel(a, b))
                 compared += 1
             else:                               # broadcasting: both kernels refuse it
-                with pytest.raises(sonnx.ProfileViolation, match="MUL-R4"):
-                    ck.mul(a, b)
+                with pytest.raises(sonnx.ProfileViolation, match="-R4"):
+                    c_kernel(a, b)
     assert compared
 
 
-@pytest.mark.req("MUL-R3")
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3")
+@pytest.mark.parametrize("op", sorted(OPS))
 @pytest.mark.parametrize("half", sorted(HALF_FORMATS))
-def test_mul_every_half_value(half):
+def test_every_half_value(op, half):
     """Every 127th bit pattern against all 65,536 values: the C float32 kernel then one rounding
-    to T is the exact product rounded once (the same oracle as the Python kernels' test)."""
-    assert half_mismatches(ck.mul, np.multiply, half) == []
+    to T is the exact result rounded once (the same oracle as the Python kernels' test)."""
+    c_kernel, _, _, wide_op, _ = OPS[op]
+    assert half_mismatches(c_kernel, wide_op, half) == []
 
 
-@pytest.mark.req("MUL-R1", "MUL-R3")
+@pytest.mark.req("MUL-R1", "MUL-R3", "ADD-R1", "ADD-R3", "SUB-R1", "SUB-R3")
+@pytest.mark.parametrize("op", sorted(OPS))
 @pytest.mark.parametrize("half", sorted(HALF_FORMATS))
-def test_mul_every_half_value_against_python_kernel(half):
+def test_every_half_value_against_python_kernel(op, half):
+    c_kernel, py_kernel = OPS[op][:2]
     dt = HALF_FORMATS[half][0]
     every = np.arange(65536, dtype=np.uint16).view(dt)
     partners = _random_bits(half, 65536, 7)
     for b in (partners, every[::-1].copy(), np.repeat(edge_values(half), 65536 // 26 + 1)[:65536]):
-        assert_same_bits(ck.mul(every, b), sonnx.mul(every, b))
+        assert_same_bits(c_kernel(every, b), py_kernel(every, b))
 
 
-@pytest.mark.req("MUL-R4")
-def test_mul_refuses_what_the_profile_refuses():
-    with pytest.raises(sonnx.ProfileViolation, match="MUL-R4"):
-        ck.mul(np.ones((3,), np.float32), np.ones((2, 3), np.float32))
+@pytest.mark.req("MUL-R4", "ADD-R4", "SUB-R4")
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_refuses_what_the_profile_refuses(op):
+    c_kernel = OPS[op][0]
+    with pytest.raises(sonnx.ProfileViolation, match=f"{op.upper()}-R4"):
+        c_kernel(np.ones((3,), np.float32), np.ones((2, 3), np.float32))
     with pytest.raises(sonnx.ProfileViolation):
-        ck.mul(np.ones((3,), np.float32), np.ones((3,), np.float64))
+        c_kernel(np.ones((3,), np.float32), np.ones((3,), np.float64))
     with pytest.raises(TypeError):
-        ck.mul([1.0], np.ones((1,), np.float32))
+        c_kernel([1.0], np.ones((1,), np.float32))
 
 
 # --- Gemm --------------------------------------------------------------------------------------
