@@ -222,3 +222,15 @@ def test_planted_fma_build_is_caught(tmp_path):
                           1.0, 1.0, 40, 40, 200)
     with pytest.raises(AssertionError, match="elements differ"):
         assert_same_bits(y, sonnx.gemm(a, b, c))
+
+
+# --- MatMul: Gemm's C kernel with alpha = 1, no C -----------------------------------------------
+
+@pytest.mark.req("MATMUL-R1")
+@pytest.mark.parametrize("name", FLOATS)
+def test_matmul(name):
+    for m, n, k in SHAPES:
+        a, b, _ = _gemm_inputs(name, m, n, k, False, False, k, specials=True)
+        assert_same_bits(ck.matmul(a, b), sonnx.matmul(a, b))
+    with pytest.raises(sonnx.ProfileViolation):             # batches are outside the profile
+        ck.matmul(np.ones((2, 3, 4), dtypes.numpy_dtype(name)), np.ones((2, 4, 5), dtypes.numpy_dtype(name)))
