@@ -11,7 +11,7 @@ import sonnx
 from sonnx import c_kernels as ck
 from sonnx import dtypes
 from sonnx.ops import gemm as gemm_op
-from sonnx.ops import add as add_op, mul as mul_op, sub as sub_op
+from sonnx.ops import add as add_op, mul as mul_op, relu as relu_op, sub as sub_op
 from sonnx.semantics.tensor import from_numpy, to_numpy
 
 from ..ops.conftest import assert_same_bits, cross, edge_values
@@ -234,3 +234,23 @@ def test_matmul(name):
         assert_same_bits(ck.matmul(a, b), sonnx.matmul(a, b))
     with pytest.raises(sonnx.ProfileViolation):             # batches are outside the profile
         ck.matmul(np.ones((2, 3, 4), dtypes.numpy_dtype(name)), np.ones((2, 4, 5), dtypes.numpy_dtype(name)))
+
+
+# --- Relu ---------------------------------------------------------------------------------------
+
+@pytest.mark.req("RELU-R3")
+@pytest.mark.parametrize("name", sorted(relu_op.TYPE_SETS[relu_op.LATEST]))
+def test_relu(name):
+    x = np.concatenate([edge_values(name), _random_bits(name, 50_000, 3)])
+    got = ck.relu(x)
+    assert_same_bits(got, sonnx.relu(x))
+    assert_same_bits(got, to_numpy(relu_op.relu_reference(from_numpy(x))))
+    if name in HALF_FORMATS:      # every value of the 16-bit formats
+        every = np.arange(65536, dtype=np.uint16).view(HALF_FORMATS[name][0])
+        assert_same_bits(ck.relu(every), sonnx.relu(every))
+
+
+@pytest.mark.req("RELU-R2")
+def test_relu_refusals():
+    with pytest.raises(sonnx.ProfileViolation):
+        ck.relu(np.ones((3,), np.uint8))          # unsigned types are not in Relu's type set

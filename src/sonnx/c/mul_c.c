@@ -17,10 +17,12 @@ typedef enum { SONNX_RNE } sonnx_rounding;
 static inline float sonnx_f32_mul(sonnx_rounding m, float x, float y) { (void)m; return x * y; }
 static inline float sonnx_f32_add(sonnx_rounding m, float x, float y) { (void)m; return x + y; }
 static inline float sonnx_f32_sub(sonnx_rounding m, float x, float y) { (void)m; return x - y; }
+static inline int sonnx_f32_le(float x, float y) { return x <= y; }
 
 static inline double sonnx_f64_mul(sonnx_rounding m, double x, double y) { (void)m; return x * y; }
 static inline double sonnx_f64_add(sonnx_rounding m, double x, double y) { (void)m; return x + y; }
 static inline double sonnx_f64_sub(sonnx_rounding m, double x, double y) { (void)m; return x - y; }
+static inline int sonnx_f64_le(double x, double y) { return x <= y; }
 
 
 void sonnx_mul_f32(float * a, float * b, float * c, int32_t n) {

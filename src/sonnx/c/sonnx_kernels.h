@@ -1,6 +1,7 @@
-/* sonnx C kernels: the concrete level of proofs/mul_c.mlw, add_c.mlw, sub_c.mlw and gemm_c.mlw,
- * extracted by Why3 (tools/extract-c) into mul_c.c, add_c.c, sub_c.c and gemm_c.c. Build them with
- *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c mul_c.c add_c.c sub_c.c gemm_c.c
+/* sonnx C kernels: the concrete level of proofs/mul_c.mlw, add_c.mlw, sub_c.mlw, relu_c.mlw
+ * and gemm_c.mlw, extracted by Why3 (tools/extract-c) into the .c files of the same stems. Build
+ * them with
+ *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c mul_c.c add_c.c sub_c.c relu_c.c gemm_c.c
  * (never -Ofast/-ffast-math; any flag allowing FP contraction breaks the proved rounding).
  * Every build of sonnx includes this header first, so a prototype here that differs from the
  * extracted C is a compile error.
@@ -30,6 +31,12 @@ void sonnx_sub_f32(float *a, float *b, float *c, int32_t n);
 void sonnx_sub_f64(double *a, double *b, double *c, int32_t n);
 void sonnx_sub_u32(uint32_t *a, uint32_t *b, uint32_t *c, int32_t n);
 void sonnx_sub_u64(uint64_t *a, uint64_t *b, uint64_t *c, int32_t n);
+
+/* y[p] = x[p] <= 0 ? +0 : x[p] (relu.mlw; IEEE <=: a NaN is kept, -0 gives +0) */
+void sonnx_relu_f32(float *x, float *y, int32_t n);
+void sonnx_relu_f64(double *x, double *y, int32_t n);
+void sonnx_relu_i32(int32_t *x, int32_t *y, int32_t n);
+void sonnx_relu_i64(int64_t *x, int64_t *y, int32_t n);
 
 /* y = alpha * (ascending sum over l of op(a)[i,l] * op(b)[l,j]) + beta * c[i,j], every
  * operation rounded to nearest even in float/double, no fused multiply-add
