@@ -130,14 +130,14 @@ def test_manifest_links_every_c_kernel_to_its_proved_function():
         goals = [g for g in parse_goals(ROOT / mlw) if g["module"] == module and g["name"] == fn]
         assert len(goals) == 1, f"{fn}: no let {fn} in module {module} of {mlw}"
         assert tuple(goals[0]["req"]) == ids, (fn, goals[0]["req"])
-        assert mlw in {f"proofs/{s[:-2]}.mlw" for s in ck.SOURCES}
+        assert mlw in set(ck.PROOF_OF.values())
 
 
 def test_the_c_files_say_where_they_come_from():
     """The committed C is the extraction of the named proof files (checked byte for byte by
     tools/extract-c); each C source's stem is its proof file's stem."""
-    for s in ck.SOURCES:
-        assert (ROOT / "proofs" / f"{s[:-2]}.mlw").exists()
+    for src, mlw in ck.PROOF_OF.items():
+        assert (ROOT / mlw).exists() and Path(mlw).stem == src[:-2]
 
 
 # --- the README's C example ------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """tools/extract-c: the C kernels from the proofs, checked (a development tool, not in the wheel).
 
-1. ``why3 extract -D c -D proofs/drivers/c_ieee.drv`` of every proofs/<stem>.mlw that has C
-   (sonnx.c_kernels.SOURCES) into build/c/gen/; each must equal the committed
+1. ``why3 extract -D c -D proofs/drivers/c_ieee.drv`` of every proof file that has C
+   (sonnx.c_kernels.PROOF_OF) into build/c/gen/; each must equal the committed
    src/sonnx/c/<stem>.c byte for byte (a difference is a defect: the committed C is not what
    the proofs extract to; ``--update`` rewrites the committed files instead);
 2. the committed sources built with sonnx.c_kernels.CFLAGS (warnings are errors) into
@@ -46,22 +46,21 @@ def run(root: Path, update: bool = False) -> int:
     shutil.rmtree(gen, ignore_errors=True)
     gen.mkdir(parents=True)
     ok = True
-    for src in c_kernels.SOURCES:
-        stem = src[:-2]
+    for src, mlw in c_kernels.PROOF_OF.items():
         try:
-            extract(root, f"proofs/{stem}.mlw", gen / src)
+            extract(root, mlw, gen / src)
         except RuntimeError as e:
-            print(f"extract-c: proofs/{stem}.mlw: {e}")
+            print(f"extract-c: {mlw}: {e}")
             return 1
         new, old = (gen / src).read_bytes(), (committed / src).read_bytes() if (committed / src).exists() else b""
         if new == old:
-            print(f"extract-c: proofs/{stem}.mlw -> src/sonnx/c/{src}: identical to the committed file")
+            print(f"extract-c: {mlw} -> src/sonnx/c/{src}: identical to the committed file")
         elif update:
             (committed / src).write_bytes(new)
-            print(f"extract-c: proofs/{stem}.mlw -> src/sonnx/c/{src}: updated")
+            print(f"extract-c: {mlw} -> src/sonnx/c/{src}: updated")
         else:
             ok = False
-            print(f"extract-c: proofs/{stem}.mlw -> src/sonnx/c/{src}: DIFFERS from the committed file "
+            print(f"extract-c: {mlw} -> src/sonnx/c/{src}: DIFFERS from the committed file "
                   f"(regenerated copy in {(gen / src).relative_to(root)}; run tools/extract-c --update "
                   "after checking the proofs replay)")
     if not ok:
