@@ -36,6 +36,8 @@ def _steps(py: str, out: Path) -> list[tuple[str, list[str], dict[str, str]]]:
     examples = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.onnx"))
     return [
         ("prove", ["tools/prove"], {}),
+        # the C kernels: extracted from the proofs, equal to the committed C, built, no FMA
+        ("extract-c", ["tools/extract-c"], {}),
         ("crosshair", ["tools/crosshair"], {}),
         ("test", ["tools/test"], {"SONNX_JUNIT": str(out / "junit.xml")}),
         # the examples include models built to be refused: the check is that each verdict is

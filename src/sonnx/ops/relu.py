@@ -202,4 +202,4 @@ def relu(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("X",), optional=(),
     attributes={"consumed_inputs": None}, constraints=node_constraints, reference=relu_reference,
-    kernel=relu, spec="spec/relu.md", proofs=("proofs/relu.mlw", "proofs/relu_half.mlw"))
+    kernel=relu, spec="spec/relu.md", proofs=("proofs/relu.mlw", "proofs/relu_half.mlw", "proofs/relu_c.mlw"))

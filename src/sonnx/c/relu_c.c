@@ -1,0 +1,85 @@
+#include <stdint.h>
+
+#ifndef SONNX_FP_GUARD
+#define SONNX_FP_GUARD
+#if defined(__GNUC__) && !defined(__clang__)
+/* GCC ignores the standard pragma: build with -ffp-contract=off (the default of -std=c11); tools/extract-c reads the object code for fused instructions */
+#else
+#pragma STDC FP_CONTRACT OFF
+#endif
+#include <float.h>
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "sonnx C kernels need FLT_EVAL_METHOD == 0 (no excess precision): build with -msse2 -mfpmath=sse"
+#endif
+typedef enum { SONNX_RNE } sonnx_rounding;
+#endif
+
+static inline float sonnx_f32_mul(sonnx_rounding m, float x, float y) { (void)m; return x * y; }
+static inline float sonnx_f32_add(sonnx_rounding m, float x, float y) { (void)m; return x + y; }
+static inline float sonnx_f32_sub(sonnx_rounding m, float x, float y) { (void)m; return x - y; }
+static inline int sonnx_f32_le(float x, float y) { return x <= y; }
+
+static inline double sonnx_f64_mul(sonnx_rounding m, double x, double y) { (void)m; return x * y; }
+static inline double sonnx_f64_add(sonnx_rounding m, double x, double y) { (void)m; return x + y; }
+static inline double sonnx_f64_sub(sonnx_rounding m, double x, double y) { (void)m; return x - y; }
+static inline int sonnx_f64_le(double x, double y) { return x <= y; }
+
+
+void sonnx_relu_f32(float * x, float * y, int32_t n) {
+  int32_t i, o;
+  float v;
+  o = n - 1;
+  if (0 <= o) {
+    for (i = 0; ; ++i) {
+      v = x[i];
+      y[i] = (sonnx_f32_le(v, (0.0f))) ? (0.0f) : v;
+      if (i == o) {
+        break;
+      }
+    }
+  }
+}
+
+void sonnx_relu_f64(double * x, double * y, int32_t n) {
+  int32_t i, o;
+  double v;
+  o = n - 1;
+  if (0 <= o) {
+    for (i = 0; ; ++i) {
+      v = x[i];
+      y[i] = (sonnx_f64_le(v, (0.0))) ? (0.0) : v;
+      if (i == o) {
+        break;
+      }
+    }
+  }
+}
+
+void sonnx_relu_i32(int32_t * x, int32_t * y, int32_t n) {
+  int32_t i, o, v;
+  o = n - 1;
+  if (0 <= o) {
+    for (i = 0; ; ++i) {
+      v = x[i];
+      y[i] = v <= 0 ? 0 : v;
+      if (i == o) {
+        break;
+      }
+    }
+  }
+}
+
+void sonnx_relu_i64(int64_t * x, int64_t * y, int32_t n) {
+  int32_t i, o;
+  int64_t v;
+  o = n - 1;
+  if (0 <= o) {
+    for (i = 0; ; ++i) {
+      v = x[i];
+      y[i] = v <= INT64_C(0) ? INT64_C(0) : v;
+      if (i == o) {
+        break;
+      }
+    }
+  }
+}

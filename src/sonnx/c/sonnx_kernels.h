@@ -1,0 +1,48 @@
+/* sonnx C kernels: the concrete level of proofs/mul_c.mlw, add_c.mlw, sub_c.mlw, relu_c.mlw
+ * and gemm_c.mlw, extracted by Why3 (tools/extract-c) into the .c files of the same stems. Build
+ * them with
+ *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c mul_c.c add_c.c sub_c.c relu_c.c gemm_c.c
+ * (never -Ofast/-ffast-math; any flag allowing FP contraction breaks the proved rounding).
+ * Every build of sonnx includes this header first, so a prototype here that differs from the
+ * extracted C is a compile error.
+ *
+ * Preconditions (the proofs' requires clauses): n, m, k > 0 (n >= 0 for Mul) and every size
+ * product at most 2^31 - 1; every pointer valid for its size; y (the output) not overlapping
+ * a, b or c. c may be NULL when hasc is 0. Matrices are row-major: a is m x k (k x m when
+ * ta), b is k x n (n x k when tb), c and y are m x n. */
+#ifndef SONNX_KERNELS_H
+#define SONNX_KERNELS_H
+#include <stdint.h>
+
+/* c[p] = a[p] * b[p], rounded to nearest even (mul.mlw, MulFloat32/MulFloat64) */
+void sonnx_mul_f32(float *a, float *b, float *c, int32_t n);
+void sonnx_mul_f64(double *a, double *b, double *c, int32_t n);
+/* c[p] = a[p] * b[p] modulo 2^32 / 2^64 (mul.mlw, MulUInt32/MulUInt64); signed types: pass
+ * their two's-complement bits, the result's bits are the wrapped signed product */
+void sonnx_mul_u32(uint32_t *a, uint32_t *b, uint32_t *c, int32_t n);
+void sonnx_mul_u64(uint64_t *a, uint64_t *b, uint64_t *c, int32_t n);
+
+/* c[p] = a[p] + b[p] (add.mlw) and c[p] = a[p] - b[p] (sub.mlw), the same way */
+void sonnx_add_f32(float *a, float *b, float *c, int32_t n);
+void sonnx_add_f64(double *a, double *b, double *c, int32_t n);
+void sonnx_add_u32(uint32_t *a, uint32_t *b, uint32_t *c, int32_t n);
+void sonnx_add_u64(uint64_t *a, uint64_t *b, uint64_t *c, int32_t n);
+void sonnx_sub_f32(float *a, float *b, float *c, int32_t n);
+void sonnx_sub_f64(double *a, double *b, double *c, int32_t n);
+void sonnx_sub_u32(uint32_t *a, uint32_t *b, uint32_t *c, int32_t n);
+void sonnx_sub_u64(uint64_t *a, uint64_t *b, uint64_t *c, int32_t n);
+
+/* y[p] = x[p] <= 0 ? +0 : x[p] (relu.mlw; IEEE <=: a NaN is kept, -0 gives +0) */
+void sonnx_relu_f32(float *x, float *y, int32_t n);
+void sonnx_relu_f64(double *x, double *y, int32_t n);
+void sonnx_relu_i32(int32_t *x, int32_t *y, int32_t n);
+void sonnx_relu_i64(int64_t *x, int64_t *y, int32_t n);
+
+/* y = alpha * (ascending sum over l of op(a)[i,l] * op(b)[l,j]) + beta * c[i,j], every
+ * operation rounded to nearest even in float/double, no fused multiply-add
+ * (gemm.mlw, GemmFloat32/GemmFloat64, exact mode) */
+void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
+                    float alpha, float beta, int32_t m, int32_t n, int32_t k);
+void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
+                    double alpha, double beta, int32_t m, int32_t n, int32_t k);
+#endif
