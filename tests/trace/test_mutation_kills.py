@@ -298,12 +298,13 @@ def test_the_steps_are_the_five_checks_in_order_writing_into_the_bundle(tmp_path
     examples = sorted(p.relative_to(evidence.ROOT).as_posix() for p in (evidence.ROOT / "examples").glob("*.onnx"))
     assert examples, "no example model to validate"
     steps = evidence._steps("py", out)
-    # the first three run the project's tool they are named after (none is run here)
-    assert len(steps) == 5 and [cmd for _, cmd, _ in steps[:3]] == [[f"tools/{name}"] for name, _, _ in steps[:3]]
-    assert all(os.access(evidence.ROOT / cmd[0], os.X_OK) for _, cmd, _ in steps[:3])
-    assert steps[2][0] == "test"
-    assert [env for _, _, env in steps[:3]] == [{}, {}, {"SONNX_JUNIT": str(out / "junit.xml")}]
-    assert steps[3:] == [
+    # the first four run the project's tool they are named after (none is run here); the
+    # name keeps "five" for the mutation records that cite it: extract-c (issue 20) made six
+    assert len(steps) == 6 and [cmd for _, cmd, _ in steps[:4]] == [[f"tools/{name}"] for name, _, _ in steps[:4]]
+    assert [name for name, _, _ in steps[:4]] == ["prove", "extract-c", "crosshair", "test"]
+    assert all(os.access(evidence.ROOT / cmd[0], os.X_OK) for _, cmd, _ in steps[:4])
+    assert [env for _, _, env in steps[:4]] == [{}, {}, {}, {"SONNX_JUNIT": str(out / "junit.xml")}]
+    assert steps[4:] == [
         ("validate", ["py", "-m", "sonnx_dev.examples", *examples], {}),
         ("trace", ["py", "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv", "--output-dir", str(out / "trace"),
                    "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
