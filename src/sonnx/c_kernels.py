@@ -40,11 +40,10 @@ from .ops import gemm as gemm_op
 from .ops import matmul as matmul_op
 from .ops import relu as relu_op
 
-# each C source and the proof file it is extracted from by tools/extract-c. Gemm's C level is
-# in proofs/wip/: its session proves 92 of 98 goals (three loop-invariant preservations per
-# kernel are open), so it is not in the proof step yet and the trace does not count it
+# each C source and the proof file it is extracted from by tools/extract-c; every one is in the
+# proof step (Gemm's: gemm_c.mlw, instances of the pointer loop proved in gemm_c_loop.mlw)
 PROOF_OF = {"mul_c.c": "proofs/mul_c.mlw", "add_c.c": "proofs/add_c.mlw", "sub_c.c": "proofs/sub_c.mlw",
-            "relu_c.c": "proofs/relu_c.mlw", "gemm_c.c": "proofs/wip/gemm_c.mlw"}
+            "relu_c.c": "proofs/relu_c.mlw", "gemm_c.c": "proofs/gemm_c.mlw"}
 SOURCES = tuple(PROOF_OF)
 HEADER = "sonnx_kernels.h"            # hand-written; every build includes it first (-include),
                                       # so a prototype that differs from the extracted C fails
@@ -144,8 +143,16 @@ KERNELS = {
     "sonnx_relu_f64": ("proofs/relu_c.mlw", "ReluCFloat64", ("RELU-R3",)),
     "sonnx_relu_i32": ("proofs/relu_c.mlw", "ReluCInt32", ("RELU-R3",)),
     "sonnx_relu_i64": ("proofs/relu_c.mlw", "ReluCInt64", ("RELU-R3",)),
-    "sonnx_gemm_f32": ("proofs/wip/gemm_c.mlw", "GemmCFloat32", ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")),
-    "sonnx_gemm_f64": ("proofs/wip/gemm_c.mlw", "GemmCFloat64", ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")),
+    "sonnx_gemm_f32": ("proofs/gemm_c.mlw", "GemmCFloat32", ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")),
+    "sonnx_gemm_f64": ("proofs/gemm_c.mlw", "GemmCFloat64", ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")),
+}
+
+# C functions that are not entry points: the clones of proofs/gemm_c_loop.mlw's [gemm_loop]
+# that sonnx_gemm_f32/f64 call (Why3 names the second clone gemm_loop1), each with the proof
+# file and module holding the clone and the WhyML function cloned (GemmCLoop's, proved there)
+INTERNAL = {
+    "gemm_loop": ("proofs/gemm_c.mlw", "GemmCFloat32", "gemm_loop"),
+    "gemm_loop1": ("proofs/gemm_c.mlw", "GemmCFloat64", "gemm_loop"),
 }
 
 _LIB: ctypes.CDLL | None = None

@@ -98,7 +98,10 @@ def test_extract_c_passes_and_a_planted_difference_fails(tmp_path, capsys):
     (fake / "proofs").symlink_to(ROOT / "proofs")
     shutil.copytree(ROOT / "src" / "sonnx" / "c", fake / "src" / "sonnx" / "c")
     gemm_c = fake / "src" / "sonnx" / "c" / "gemm_c.c"
-    gemm_c.write_text(gemm_c.read_text().replace("s = (sonnx_f32_add", "s = (sonnx_f32_sub", 1))
+    text = gemm_c.read_text()
+    planted = text.replace("s = (sonnx_f32_add", "s = (sonnx_f32_sub", 1)
+    assert planted != text, "the planted difference no longer applies to gemm_c.c"
+    gemm_c.write_text(planted)
     capsys.readouterr()
     assert extract_c.run(fake) == 1
     assert "gemm_c.c: DIFFERS" in capsys.readouterr().out
@@ -123,8 +126,15 @@ def _defined_functions(c_text: str) -> set[str]:
 def test_manifest_links_every_c_kernel_to_its_proved_function():
     src = ck.source_dir()
     defined = set().union(*(_defined_functions((src / s).read_text()) for s in ck.SOURCES))
-    assert defined == set(ck.KERNELS)
+    assert defined == set(ck.KERNELS) | set(ck.INTERNAL)
     header = (src / ck.HEADER).read_text()
+    loop = [g for g in parse_goals(ROOT / "proofs/gemm_c_loop.mlw") if g["kind"] == "let"]
+    for fn, (mlw, module, whyml_fn) in ck.INTERNAL.items():
+        assert re.search(rf"\b{fn}\(", header), f"{fn} not declared in {ck.HEADER}"
+        assert [g["name"] for g in loop] == [whyml_fn] and loop[0]["req"], loop
+        text = (ROOT / mlw).read_text()
+        body = text[text.index(f"module {module}\n"):]
+        assert "clone gemm_c_loop.GemmCLoop" in body.split("\nend")[0], (fn, module)
     for fn, (mlw, module, ids) in ck.KERNELS.items():
         assert re.search(rf"\b{fn}\(", header), f"{fn} not declared in {ck.HEADER}"
         goals = [g for g in parse_goals(ROOT / mlw) if g["module"] == module and g["name"] == fn]

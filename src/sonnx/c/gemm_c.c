@@ -25,9 +25,9 @@ static inline double sonnx_f64_sub(sonnx_rounding m, double x, double y) { (void
 static inline int sonnx_f64_le(double x, double y) { return x <= y; }
 
 
-void sonnx_gemm_f32(float * a, float * b, float * c, float * y, int hasc,
-                    int ta, int tb, float alpha, float beta, int32_t m,
-                    int32_t n, int32_t k) {
+void gemm_loop(float * a, float * b, float * c, float * y, int hasc, int ta,
+               int tb, float alpha, float beta, int32_t m, int32_t n,
+               int32_t k) {
   int32_t i, o, j, o1, l, o2;
   float s;
   float xa, xb, r, r1;
@@ -76,9 +76,16 @@ void sonnx_gemm_f32(float * a, float * b, float * c, float * y, int hasc,
   }
 }
 
-void sonnx_gemm_f64(double * a, double * b, double * c, double * y, int hasc,
-                    int ta, int tb, double alpha, double beta, int32_t m,
+void sonnx_gemm_f32(float * a, float * b, float * c, float * y, int hasc,
+                    int ta, int tb, float alpha, float beta, int32_t m,
                     int32_t n, int32_t k) {
+  gemm_loop(a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k);
+  return;
+}
+
+void gemm_loop1(double * a, double * b, double * c, double * y, int hasc,
+                int ta, int tb, double alpha, double beta, int32_t m,
+                int32_t n, int32_t k) {
   int32_t i, o, j, o1, l, o2;
   double s;
   double xa, xb, r, r1;
@@ -125,4 +132,11 @@ void sonnx_gemm_f64(double * a, double * b, double * c, double * y, int hasc,
       }
     }
   }
+}
+
+void sonnx_gemm_f64(double * a, double * b, double * c, double * y, int hasc,
+                    int ta, int tb, double alpha, double beta, int32_t m,
+                    int32_t n, int32_t k) {
+  gemm_loop1(a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k);
+  return;
 }

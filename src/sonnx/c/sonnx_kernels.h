@@ -1,5 +1,5 @@
 /* sonnx C kernels: the concrete level of proofs/mul_c.mlw, add_c.mlw, sub_c.mlw, relu_c.mlw
- * and gemm_c.mlw, extracted by Why3 (tools/extract-c) into the .c files of the same stems. Build
+ * and gemm_c.mlw (the latter cloning gemm_c_loop.mlw), extracted by Why3 (tools/extract-c) into the .c files of the same stems. Build
  * them with
  *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c mul_c.c add_c.c sub_c.c relu_c.c gemm_c.c
  * (never -Ofast/-ffast-math; any flag allowing FP contraction breaks the proved rounding).
@@ -45,4 +45,12 @@ void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, in
                     float alpha, float beta, int32_t m, int32_t n, int32_t k);
 void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
                     double alpha, double beta, int32_t m, int32_t n, int32_t k);
+/* internal to gemm_c.c: the loop of proofs/gemm_c_loop.mlw as cloned for float
+ * (GemmCFloat32) and double (GemmCFloat64, renamed gemm_loop1 by Why3); the two entry points
+ * above call them. Declared so that -Wmissing-prototypes holds and the extracted definitions
+ * are checked against these signatures. */
+void gemm_loop(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
+               float alpha, float beta, int32_t m, int32_t n, int32_t k);
+void gemm_loop1(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
+                double alpha, double beta, int32_t m, int32_t n, int32_t k);
 #endif

@@ -525,5 +525,5 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
 OPERATOR = Operator(
     name=OP, prefix="GEMM", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
-    spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_refusal.mlw", "proofs/gemm_error.mlw",
-                                 "proofs/gemm_dot_error.mlw"))
+    spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c.mlw",
+                                 "proofs/gemm_refusal.mlw", "proofs/gemm_error.mlw", "proofs/gemm_dot_error.mlw"))
