@@ -208,7 +208,11 @@ def _write(tree, xml):
 def _replay(root, sess, force):
     cmd = ["why3", "-C", "proofs/why3.conf", "replay", "-L", "proofs"]
     cmd += (["-f"] if force else []) + [str(sess.relative_to(root))]
-    p = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    # `z3` in proofs/why3.conf is Z3 5.4 from the venv, as tools/prove puts it first on PATH:
+    # without this a session built from a plain shell records the system z3 4.8 under the 5.4
+    # label, and its step counts then fail tools/prove's replay
+    env = dict(os.environ, PATH=f"{Path(root) / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
     sys.stderr.write(p.stdout[-300:] + p.stderr[-300:])
     return p.returncode
 
