@@ -26,9 +26,8 @@ import numpy as np
 from .. import dtypes
 from ..ops.gemm_bound import outside_bound
 from . import executor
+from .hexfloat import _UINT   # one table of the unsigned type of each float width
 from .io import check_feeds
-
-_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 class CompareError(Exception):
