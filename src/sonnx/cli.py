@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import __version__, colour, config, requirements
 from .output import config_input, error, to_file, write
-from .output_files import clash, unwritable
+from .output_files import clash
 
 
 def _cmd_requirements(args: argparse.Namespace) -> int:
@@ -28,8 +28,7 @@ def _cmd_requirements(args: argparse.Namespace) -> int:
     if args.output_file and args.output_file != "-":
         # the registry it lists is an input: `-o src/sonnx/data/requirements.toml` must not replace it
         shipped = str(resources.files("sonnx").joinpath("data/requirements.toml"))
-        why = (unwritable(args.output_file, "-o")
-               or clash([("-o", args.output_file)], [("the registry", shipped), *config_input(args)]))
+        why = clash([("-o", args.output_file)], [("the registry", shipped), *config_input(args)])
         if why is not None:
             error("sonnx requirements", why)
             return 2

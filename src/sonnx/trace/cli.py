@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import colour
 from ..output import config_input, to_file, write
-from ..output_files import clash, replacing, unwritable
+from ..output_files import clash, replacing
 from . import baseline, inputs, links, matrix, report
 
 
@@ -89,10 +89,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # before any work: no report may replace the evidence or a file of the checkout it judges
     outputs = _outputs(args, formats)
-    why = ((unwritable(args.output_file, "-o") if outputs and args.output_file else None)
-           or clash(outputs, chain(((f"the {kind} evidence", str(p)) for kind, p in files.items()),
-                                   (("a file of the checkout", str(p)) for p in inputs.all_inputs(root)),
-                                   config_input(args))))
+    why = clash(outputs, chain(((f"the {kind} evidence", str(p)) for kind, p in files.items()),
+                               (("a file of the checkout", str(p)) for p in inputs.all_inputs(root)),
+                               config_input(args)))
     if why is not None:
         print(f"sonnx trace: {why}", file=sys.stderr)
         return 2

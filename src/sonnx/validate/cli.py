@@ -13,7 +13,7 @@ from itertools import chain
 
 from .. import colour
 from ..output import config_input, error, to_file, write
-from ..output_files import clash, model_inputs, unwritable
+from ..output_files import clash, model_inputs
 from .api import validate
 from .formats import FORMATS
 from .selection import SelectionError, resolve
@@ -77,7 +77,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     to_stdout = not args.output_file or args.output_file == "-"
     if not to_stdout:   # before any model is judged: the report must not replace one of them
         inputs = chain(*map(model_inputs, paths), config_input(args))
-        why = unwritable(args.output_file, "-o") or clash([("-o", args.output_file)], inputs)
+        why = clash([("-o", args.output_file)], inputs)
         if why is not None:
             error(PROG, why)
             return 2
