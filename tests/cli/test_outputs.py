@@ -256,7 +256,18 @@ def test_run_writes_every_output_inside_its_folder(run_files, capsys):
 
 
 # ---------------------------------------------------------------- sonnx trace and requirements
-def test_trace_never_writes_over_its_evidence_or_the_checkout(tmp_path, capsys, monkeypatch):
+@pytest.fixture
+def checkout(tmp_path):
+    """A stand-in for a sonnx checkout (what `trace --root` accepts), so that a planted fault in
+    the check writes over a copy, never over this tree's files."""
+    root = tmp_path / "checkout"
+    (root / "spec").mkdir(parents=True)
+    (root / "src" / "sonnx").mkdir(parents=True)
+    (root / "spec" / "requirements.toml").write_bytes((ROOT / "spec" / "requirements.toml").read_bytes())
+    return root
+
+
+def test_trace_never_writes_over_its_evidence_or_the_checkout(tmp_path, checkout, capsys, monkeypatch):
     from sonnx.trace import matrix
 
     def no_work(*a, **k):
@@ -265,27 +276,32 @@ def test_trace_never_writes_over_its_evidence_or_the_checkout(tmp_path, capsys, 
     monkeypatch.chdir(tmp_path)
     junit = tmp_path / "junit.xml"
     junit.write_text("<testsuites/>")
-    registry = ROOT / "spec" / "requirements.toml"
-    digest = registry.read_bytes()
+    registry = checkout / "spec" / "requirements.toml"
     (tmp_path / "reg.toml").symlink_to(registry)
     os.link(junit, tmp_path / "trace.md")
-    base = ["trace", "--isolated", "--root", str(ROOT)]
+    base = ["trace", "--isolated", "--root", str(checkout)]
     before = snapshot(tmp_path)
     refused([*base, "--junit", str(junit), "-o", "junit.xml"], capsys, "junit.xml")
     refused([*base, "-o", "reg.toml"], capsys, "reg.toml", str(registry))
     refused([*base, "--junit", str(junit), "--output-dir", str(tmp_path), "--format", "json,md"], capsys,
             "trace.md", str(junit))
-    assert snapshot(tmp_path) == before and registry.read_bytes() == digest
+    assert snapshot(tmp_path) == before
 
 
 def test_requirements_never_writes_over_the_registry_it_lists(tmp_path, capsys, monkeypatch):
+    """The registry is read from the package; here from a copy of it, so that a planted fault
+    in the check writes over the copy."""
     from importlib import resources
+    package = tmp_path / "package"
+    (package / "data").mkdir(parents=True)
+    shipped = package / "data" / "requirements.toml"
+    shipped.write_bytes(resources.files("sonnx").joinpath("data/requirements.toml").read_bytes())
+    monkeypatch.setattr(resources, "files", lambda name: package)
     monkeypatch.chdir(tmp_path)
-    shipped = Path(str(resources.files("sonnx").joinpath("data/requirements.toml")))
-    digest = shipped.read_bytes()
     (tmp_path / "reg.toml").symlink_to(shipped)
-    refused(["requirements", "--isolated", "-o", "reg.toml"], capsys, "reg.toml")
-    assert shipped.read_bytes() == digest
+    before = snapshot(tmp_path)
+    refused(["requirements", "--isolated", "-o", "reg.toml"], capsys, "reg.toml", str(shipped))
+    assert snapshot(tmp_path) == before
 
 
 # ---------------------------------------------------------------- an interrupted write
