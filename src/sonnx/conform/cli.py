@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from itertools import chain
 import sys
+from itertools import chain
 
 from ..output import config_input, error, write
 from ..output_files import clash, model_inputs, replacing, unwritable
