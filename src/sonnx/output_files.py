@@ -133,7 +133,8 @@ def replacing(path: str, mode: str = "w", **open_args) -> Iterator:
         return
     folder, name = os.path.split(target)
     while True:    # mode "x" creates a new file (0o666 less the umask, as "w" would): never someone else's
-        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
+        # the name cut so that the temporary fits where the target's name did (255 bytes)
+        temporary = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(6)}.tmp")
         try:
             fh = open(temporary, mode.replace("w", "x"), **open_args)
             break

@@ -378,6 +378,10 @@ def test_replacing_leaves_the_old_file_on_any_exception_and_keeps_links_and_mode
     assert (tmp_path / "link.txt").is_symlink() and target.read_text() == "new"
     assert target.stat().st_mode & 0o777 == 0o640
     assert sorted(os.listdir(tmp_path)) == ["f.txt", "link.txt"]
+    long_name = tmp_path / ("n" * 250)      # the temporary's name must fit too
+    with replacing(str(long_name)) as fh:
+        fh.write("long")
+    assert long_name.read_text() == "long"
     with replacing(os.devnull) as fh:       # a device is written, never replaced
         fh.write("nothing")
     assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)
