@@ -165,6 +165,21 @@ def test_conform_with_one_path_for_model_output_and_report(model, tmp_path, caps
     assert snapshot(tmp_path) == before
 
 
+def test_the_refusal_as_a_user_sees_it(model, tmp_path):
+    """`python -m sonnx` in a child process: one line, exit 2, the model's bytes unchanged."""
+    from .test_conventions import sonnx_cmd
+    before = snapshot(tmp_path)
+    p = sonnx_cmd("conform", "m.onnx", "-o", "m.onnx", "--report", "m.onnx", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr == (
+        "sonnx conform: --report m.onnx and -o m.onnx are the same file; give each output its own "
+        "path (nothing was written)\n")
+    p = sonnx_cmd("validate", "m.onnx", "-o", "./m.onnx", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr == (
+        "sonnx validate: -o ./m.onnx is the same file as the model m.onnx; writing it would destroy "
+        "the input: choose another path (nothing was written)\n")
+    assert snapshot(tmp_path) == before
+
+
 @pytest.mark.parametrize("report", ["out.onnx", "./out.onnx", "{tmp}/out.onnx", "linked/out.onnx"])
 def test_conform_output_and_report_must_be_two_files(model, tmp_path, capsys, report):
     (tmp_path / "linked").symlink_to(tmp_path)
