@@ -7,10 +7,12 @@ import argparse
 import json
 import sys
 import textwrap
+from importlib import resources
 from pathlib import Path
 
 from . import __version__, colour, config, requirements
-from .output import error, to_file, write
+from .output import config_input, error, to_file, write
+from .output_files import clash
 
 
 def _cmd_requirements(args: argparse.Namespace) -> int:
@@ -24,6 +26,12 @@ def _cmd_requirements(args: argparse.Namespace) -> int:
                + f"\n    source: {r.source}\n" if args.verbosity >= 0 else "")
             for r in reqs.values())
     if args.output_file and args.output_file != "-":
+        # the registry it lists is an input: `-o src/sonnx/data/requirements.toml` must not replace it
+        shipped = str(resources.files("sonnx").joinpath("data/requirements.toml"))
+        why = clash([("-o", args.output_file)], [("the registry", shipped), *config_input(args)])
+        if why is not None:
+            error("sonnx requirements", why)
+            return 2
         return 0 if to_file("sonnx requirements", args.output_file, text) else 2
     write(sys.stdout, text)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from .output_files import replacing
 from .validate.text import neutral, shown_path
 
 
@@ -25,10 +26,18 @@ def error(prog: str, message: str) -> None:
     write(sys.stderr, f"{prog}: {neutral(message)}\n")
 
 
+def config_input(args) -> list[tuple[str, str]]:
+    """The configuration file a command read ([tool.sonnx] in pyproject.toml), as an input that
+    no output may overwrite."""
+    path = getattr(args, "config_path", None)
+    return [("the configuration", str(path))] if path is not None else []
+
+
 def to_file(prog: str, path: str, text: str) -> bool:
-    """Write ``text`` to ``path``; False (the reason on stderr) when it cannot be written."""
+    """Write ``text`` to ``path`` whole or not at all (output_files.replacing); False (the reason
+    on stderr) when it cannot be written."""
     try:
-        with open(path, "w", encoding="utf-8") as fh:
+        with replacing(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     except (OSError, ValueError) as exc:
         error(prog, f"cannot write {shown_path(path)}: {getattr(exc, 'strerror', None) or exc}")

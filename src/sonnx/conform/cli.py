@@ -7,26 +7,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+from itertools import chain
 
-from ..output import error, write
+from ..output import config_input, error, write
+from ..output_files import clash, model_inputs, replacing, unwritable
 from ..validate.text import shown_path
 
 PROG = "sonnx conform"
-
-
-def _writable(path: str, what: str) -> str | None:
-    """Why ``path`` cannot be written (None when it can), checked before any work is done."""
-    shown = shown_path(path)
-    if os.path.isdir(path):
-        return f"{what} {shown} is a directory; give a file name"
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        return f"{what} {shown}: the folder {shown_path(parent)} does not exist"
-    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        return f"{what} {shown}: not writable (permission denied)"
-    return None
 
 
 def _summary(report: dict, out: str, report_path: str, verbosity: int) -> str:
@@ -77,11 +65,14 @@ def _cmd_conform(args: argparse.Namespace) -> int:
     except ConformError as exc:
         error(PROG, str(exc))
         return 2
-    for path, what in ((args.output_file, "output model"), (report_path, "report")):
-        why = _writable(path, what)
-        if why is not None:
-            error(PROG, why)
-            return 2
+    outputs = [("-o", args.output_file), ("--report" if args.report else "the report", report_path)]
+    # before any work: each output writable, and none of them the model, its weights, the
+    # configuration or the other output
+    why = (unwritable(args.output_file, "output model") or unwritable(report_path, "report")
+           or clash(outputs, chain(model_inputs(args.model, "the input model"), config_input(args))))
+    if why is not None:
+        error(PROG, why)
+        return 2
     progress = None
     if args.verbosity >= 0:
         def progress(msg: str) -> None:
@@ -99,8 +90,9 @@ def _cmd_conform(args: argparse.Namespace) -> int:
               "output": shown_path(args.output_file), "report": shown_path(report_path),
               **{k: v for k, v in report.items() if k not in ("schema", "model")}}
     try:
-        onnx.save(model, args.output_file)
-        with open(report_path, "w", encoding="utf-8") as fh:
+        with replacing(args.output_file, "wb") as fh:
+            onnx.save(model, fh)
+        with replacing(report_path, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2, ensure_ascii=True, allow_nan=False, default=str)
             fh.write("\n")
     except (OSError, ValueError) as exc:

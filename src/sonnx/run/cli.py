@@ -12,9 +12,11 @@ import json
 import os
 import sys
 import time
+from itertools import chain
 
 from .. import __version__
-from ..output import error, write
+from ..output import config_input, error, write
+from ..output_files import clash, model_inputs, replacing
 from ..validate.text import neutral, shown_path
 
 PROG = "sonnx run"
@@ -66,6 +68,26 @@ def _file_sha256(path: str) -> str | None:
         return None
 
 
+def _planned(args: argparse.Namespace, loaded, io) -> list[tuple[str, str]]:
+    """Every file the run will write into -o DIR, named for the error message."""
+    files = []
+    for name, paths in io.output_files(args.output_dir, [o.name for o in loaded.model.graph.output]).items():
+        files += [(f"the file of output {neutral(name)}", p) for p in paths]
+    files.append(("the run summary", os.path.join(args.output_dir, io.RUN_JSON)))
+    if args.compare:
+        files.append(("the comparison", os.path.join(args.output_dir, io.COMPARE_JSON)))
+    return files
+
+
+def _given_files(inputs: list[str]):
+    """Every file an --input argument may name: the text after each '=' and the whole argument
+    (ONNX names and paths may both hold '='). More than read_inputs opens, never less."""
+    for arg in inputs:
+        parts = arg.split("=")
+        for k in range(len(parts)):
+            yield "--input", "=".join(parts[k:])
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from . import io
     from .executor import RunError, load, run_graph
@@ -81,6 +103,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = None
     try:
         loaded = load(args.model)
+        if args.output_dir:   # before the run: no file of -o DIR may be an input
+            why = clash(_planned(args, loaded, io),
+                        chain(model_inputs(args.model), _given_files(args.inputs), config_input(args)))
+            if why is not None:
+                error(PROG, why)
+                return 2
         feeds = io.read_inputs(args.inputs, loaded.inputs)
         if args.compare:
             from .comparison import CompareError, compare
@@ -108,8 +136,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         try:
             written = io.write_outputs(args.output_dir, outputs, summary)
             if result is not None:
-                written.append(os.path.join(args.output_dir, "compare.json"))
-                with open(written[-1], "w", encoding="utf-8") as fh:
+                written.append(os.path.join(args.output_dir, io.COMPARE_JSON))
+                with replacing(written[-1], "w", encoding="utf-8") as fh:
                     json.dump(result.as_dict(), fh, indent=2)
                     fh.write("\n")
         except OSError as exc:

@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from .. import dtypes
+from ..output_files import replacing
 from ..validate.text import shown_path
 from . import hexfloat
 from .executor import InputSpec
@@ -205,22 +206,35 @@ def file_stem(name: str, taken: set[str]) -> str:
     return stem
 
 
+RUN_JSON, COMPARE_JSON = "run.json", "compare.json"     # beside the outputs' files in -o DIR
+
+
+def output_files(directory: str, names) -> dict[str, tuple[str, str]]:
+    """Where write_outputs puts each output, in the order of ``names`` (the graph's outputs):
+    {name: (DIR/STEM.npy, DIR/STEM.hex)}. The command line checks these paths against its
+    inputs before it runs the model."""
+    taken = {os.path.splitext(RUN_JSON)[0]}
+    return {name: (os.path.join(directory, stem + ".npy"), os.path.join(directory, stem + ".hex"))
+            for name in names for stem in [file_stem(name, taken)]}
+
+
 def write_outputs(directory: str, outputs: dict[str, np.ndarray], summary: dict) -> list[str]:
-    """NAME.npy, NAME.hex for each output and run.json; the paths written. OSError when the
-    directory cannot be made (its parent must exist) or written."""
+    """NAME.npy, NAME.hex for each output and run.json; the paths written, each written whole
+    or not at all (output_files.replacing). OSError when the directory cannot be made (its
+    parent must exist) or written."""
     if not os.path.isdir(directory):
         os.mkdir(directory)
-    written, taken = [], {"run"}
-    for name, a in outputs.items():
-        stem = file_stem(name, taken)
-        npy, hexf = os.path.join(directory, stem + ".npy"), os.path.join(directory, stem + ".hex")
-        np.save(npy, a, allow_pickle=False)
-        with open(hexf, "w", encoding="ascii", newline="\n") as fh:
+    written = []
+    for name, (npy, hexf) in output_files(directory, outputs).items():
+        a = outputs[name]
+        with replacing(npy, "wb") as fh:
+            np.save(fh, a, allow_pickle=False)
+        with replacing(hexf, "w", encoding="ascii", newline="\n") as fh:
             fh.write(hexfloat.format_array(a))
-        summary["outputs"][name].update({"npy": stem + ".npy", "hex": stem + ".hex"})
+        summary["outputs"][name].update({"npy": os.path.basename(npy), "hex": os.path.basename(hexf)})
         written += [npy, hexf]
-    path = os.path.join(directory, "run.json")
-    with open(path, "w", encoding="utf-8") as fh:
+    path = os.path.join(directory, RUN_JSON)
+    with replacing(path, "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=2, sort_keys=True)
         fh.write("\n")
     return written + [path]

@@ -22,6 +22,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from ..output_files import replacing
 from . import claims, whyml
 from .links import Links, unit_at
 
@@ -167,6 +168,8 @@ def accept(root: Path, texts: dict[str, dict[str, str]], ids: list[str]) -> list
         sources.update({_sha(t): t for t in texts[rid].values()})
     used = {d for fp in reviewed.values() for d in fp.values()}
     sources = {d: t for d, t in sorted(sources.items()) if d in used}
-    (root / BASELINE).write_text(dump(reviewed), encoding="utf-8")
-    (root / SOURCES).write_text(json.dumps(sources, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+    for path, text in ((root / BASELINE, dump(reviewed)),
+                       (root / SOURCES, json.dumps(sources, indent=0, sort_keys=True) + "\n")):
+        with replacing(str(path), "w", encoding="utf-8") as fh:   # an interrupted --accept keeps the old record
+            fh.write(text)
     return chosen

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from itertools import chain
 from pathlib import Path
 
 from .. import colour
-from ..output import to_file, write
-from . import baseline, links, matrix, report
+from ..output import config_input, to_file, write
+from ..output_files import clash, replacing
+from . import baseline, inputs, links, matrix, report
 
 
 def _is_checkout(d: Path) -> bool:
@@ -32,6 +34,13 @@ def _root(given: str | None) -> Path:
             return d
     raise FileNotFoundError("no sonnx checkout here or above (spec/requirements.toml not found); "
                             "give one with --root DIR and its evidence with --evidence DIR")
+
+
+def _outputs(args: argparse.Namespace, formats: list[str]) -> list[tuple[str, str]]:
+    """The report files this run writes (none for stdout)."""
+    if args.output_dir:
+        return [("--output-dir", str(Path(args.output_dir) / report.RENDERERS[f][1])) for f in formats]
+    return [("-o", args.output_file)] if args.output_file and args.output_file != "-" else []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,6 +87,14 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"sonnx trace: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
+    # before any work: no report may replace the evidence or a file of the checkout it judges
+    outputs = _outputs(args, formats)
+    why = clash(outputs, chain(((f"the {kind} evidence", str(p)) for kind, p in files.items()),
+                               (("a file of the checkout", str(p)) for p in inputs.all_inputs(root)),
+                               config_input(args)))
+    if why is not None:
+        print(f"sonnx trace: {why}", file=sys.stderr)
+        return 2
     try:
         m = matrix.build(root, registry=reg, junit_path=files["junit"],
                          crosshair_path=files["crosshair"], proofs_path=files["proofs"])
@@ -90,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
             out.mkdir(parents=True, exist_ok=True)
             for f in formats:
                 render, name = report.RENDERERS[f]
-                (out / name).write_text(render(m), encoding="utf-8")
+                with replacing(str(out / name), "w", encoding="utf-8") as fh:
+                    fh.write(render(m))
         except OSError as exc:
             print(f"sonnx trace: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
             return 2

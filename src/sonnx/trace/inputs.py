@@ -33,6 +33,11 @@ def _files(root: Path, globs: tuple[str, ...]) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
+def all_inputs(root: str | Path) -> list[Path]:
+    """Every input file of every step: the checkout files the trace judges."""
+    return _files(Path(root).resolve(), tuple(g for globs in STEP_GLOBS.values() for g in globs))
+
+
 def step_inputs(root: str | Path, step: str) -> dict:
     """{"step", "sha256", "files"}: SHA-256 over (relative path, content hash) of every input
     file of ``step`` as it is on disk now (tracked or not: the run sees the disk)."""

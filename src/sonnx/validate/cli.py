@@ -9,9 +9,11 @@ import argparse
 import dataclasses
 import os
 import sys
+from itertools import chain
 
 from .. import colour
-from ..output import error, to_file, write
+from ..output import config_input, error, to_file, write
+from ..output_files import clash, model_inputs
 from .api import validate
 from .formats import FORMATS
 from .selection import SelectionError, resolve
@@ -72,13 +74,19 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     except (SelectionError, ValueError) as exc:
         error(PROG, str(exc))
         return 2
+    to_stdout = not args.output_file or args.output_file == "-"
+    if not to_stdout:   # before any model is judged: the report must not replace one of them
+        inputs = chain(*map(model_inputs, paths), config_input(args))
+        why = clash([("-o", args.output_file)], inputs)
+        if why is not None:
+            error(PROG, why)
+            return 2
     reports = []
     for path in paths:
         r = validate(path)
         if not_checked:
             r = dataclasses.replace(r, findings=[f for f in r.findings if f.rule not in not_checked])
         reports.append(r)
-    to_stdout = not args.output_file or args.output_file == "-"
     painted = to_stdout and colour.wanted(args.color, sys.stdout)
     rendered = FORMATS[fmt](reports, not_checked, colour=painted, verbosity=args.verbosity)
     for r in reports:   # on stderr in every format, whatever the report says
