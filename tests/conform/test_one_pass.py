@@ -64,12 +64,17 @@ def test_gemm_partial_shapes(a, b, c, kw, want):
     (("b", 3), (2, 3), []),                   # same shape when b = 2: not established
     (("b", 3), ("c", 3), []),                 # b = c possible
     (("b", 3), ("b", 3), []),
-    ((None, 3), (None, 1), []),               # unknown dims are not equal to each other
+    ((None, 3), (None, 1), ["MUL-R4"]),       # 3 vs 1: never equal, a broadcast when ONNX runs it
     ((None, 3), (3,), ["MUL-R4"]),
-    ((None, 3), (None, 3, 3), []),            # None vs 3 may be 1, 3 or other
+    ((None, 3), (None, 3, 3), ["MUL-R4"]),    # ranks differ: always a broadcast (issue 26)
+    (("a", "b", "c"), (4,), ["MUL-R4"]),      # every dimension symbolic, ranks differ
+    (("a", "b"), (4,), ["MUL-R4"]),
+    ((None, 3), (None, 3), []),               # unknown dims are not equal to each other
+    (("a", "a"), (3, 4), ["MUL-R4"]),         # a cannot be 3 and 4: never the same shape
     (None, (3,), []),
-    (("?", 3), ("?", 1), []),                 # OpenVINO's ? dims are unknown, not one symbol
-    (("1..4", 3), ("1..4", 1), []),           # nor are its intervals
+    (("?", 3), ("?", 3), []),                 # OpenVINO's ? dims are unknown, not one symbol
+    (("1..4", 3), ("1..4", 3), []),           # nor are its intervals
+    (("?", 3), ("?", 1), ["MUL-R4"]),         # 3 vs 1 whatever ? is
     (("?", 3), (3,), ["MUL-R4"]),
 ])
 def test_elementwise_partial_shapes(a, b, want):
