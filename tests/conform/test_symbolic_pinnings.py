@@ -131,3 +131,12 @@ def test_the_pinnings_reach_the_interesting_values():
     found = [mul(*p) for p in pinnings([("a", "b", "c"), (4,)])]
     assert {"MUL-R4"} in found and {"MUL-R1"} in found
     assert expected(mul, [("a", "b", "c"), (4,)], "MUL-R1", "MUL-R4") == {"MUL-R4"}
+
+
+def test_a_guessing_solver_is_caught(monkeypatch):
+    # planted fault: symdims answers "the shapes can be equal" whatever they are
+    from sonnx.ops import symdims
+    monkeypatch.setattr(symdims, "solvable", lambda equations: True)
+    wrong = [(a, b) for a, b in elementwise_cases(60)
+             if mul(a, b) != expected(mul, [a, b], "MUL-R1", "MUL-R4")]
+    assert (("a", "a"), (3, 4)) in wrong and ((None, 3), (None, 1)) in wrong

@@ -9,6 +9,7 @@ Only the main graph is rewritten: a subgraph belongs to If/Loop/Scan, which the 
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,6 +17,7 @@ import onnx
 from onnx import numpy_helper
 
 from .. import dtypes
+from . import wire
 
 ELEMENTWISE = ("Mul", "Add", "Sub")
 _RULE_PREFIX = {"Mul": "MUL", "Add": "ADD", "Sub": "SUB", "Gemm": "GEMM"}
@@ -157,8 +159,17 @@ def pin_dims(model: onnx.ModelProto, dims: dict[str, int], log: Log) -> None:
 
 
 # ---------------------------------------------------------------- Constant -> initializer
+_STRING_REASON = ("its value is a string: strings are no element type of the profile's operators, "
+                  "so an initializer of it would be refused as well (PROF-R2/-R3 of its consumer); "
+                  "remove the string from the model (conform keeps it as it is)")
+
+
 def _constant_tensor(node: onnx.NodeProto) -> tuple[onnx.TensorProto | None, str]:
-    """The Constant's value as a TensorProto holding exactly the same values (None, reason)."""
+    """The Constant's value as a TensorProto holding exactly the same bits (None, reason).
+
+    Float attributes are read from their wire bytes (conform/wire.py: a Python float would
+    quiet a signalling NaN); integers are exact Python ints; a ``value`` tensor is copied as a
+    message, every field and byte as stored."""
     if len(node.attribute) != 1:
         return None, f"the Constant has {len(node.attribute)} attributes, not one value"
     a = node.attribute[0]
@@ -166,28 +177,43 @@ def _constant_tensor(node: onnx.NodeProto) -> tuple[onnx.TensorProto | None, str
     if a.ref_attr_name:
         return None, "its value refers to a function attribute (ref_attr_name)"
     if a.name == "value":
+        if a.t.data_type == onnx.TensorProto.STRING:
+            return None, _STRING_REASON
         t = onnx.TensorProto()
         t.CopyFrom(a.t)
         t.name = name
         return t, ""
-    if a.name == "value_float":    # stored as float32 in the attribute: the same value
-        return numpy_helper.from_array(np.array(a.f, dtype=np.float32), name), ""
-    if a.name == "value_floats":
-        return numpy_helper.from_array(np.array(list(a.floats), dtype=np.float32), name), ""
+    if a.name in ("value_float", "value_floats"):
+        words = wire.attribute_floats(a)
+        dims = [] if a.name == "value_float" else [len(words) // 4]
+        return _raw_tensor(name, onnx.TensorProto.FLOAT, dims, words), ""
     if a.name == "value_int":
-        return numpy_helper.from_array(np.array(a.i, dtype=np.int64), name), ""
+        return _raw_tensor(name, onnx.TensorProto.INT64, [], struct.pack("<q", a.i)), ""
     if a.name == "value_ints":
-        return numpy_helper.from_array(np.array(list(a.ints), dtype=np.int64), name), ""
-    if a.name == "value_string":
-        return onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [], [a.s]), ""
-    if a.name == "value_strings":
-        return onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [len(a.strings)],
-                                       list(a.strings)), ""
+        return _raw_tensor(name, onnx.TensorProto.INT64, [len(a.ints)],
+                           struct.pack(f"<{len(a.ints)}q", *a.ints)), ""
+    if a.name in ("value_string", "value_strings"):
+        return None, _STRING_REASON
     if a.name == "sparse_value":
         return None, ("its value is a sparse tensor: an initializer of it would still be sparse "
                       "(PROF-R2); densify it in the exporter (e.g. x.to_dense()), conform does not "
                       "choose a dense layout for you")
     return None, f"its attribute '{a.name}' is not a value conform knows"
+
+
+def _raw_tensor(name: str, data_type: int, dims: list[int], raw: bytes) -> onnx.TensorProto:
+    """A tensor stored as its little-endian bytes (raw_data: ONNX's byte order, every bit)."""
+    t = onnx.TensorProto(name=name, data_type=data_type, dims=dims)
+    t.raw_data = raw
+    return t
+
+
+def stored_array(t: onnx.TensorProto) -> np.ndarray:
+    """An initializer's values with every bit kept: numpy_helper, except for float32 values in
+    the typed field float_data, which it reads through Python floats (quieting signalling NaNs)."""
+    if t.data_type == onnx.TensorProto.FLOAT and not t.HasField("raw_data") and len(t.float_data):
+        return wire.tensor_float_data(t).astype(np.float32).reshape(tuple(t.dims))
+    return numpy_helper.to_array(t)
 
 
 def constants_to_initializers(model: onnx.ModelProto, log: Log) -> None:
@@ -311,7 +337,7 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                 new = f"{name}_{'x'.join(map(str, target))}_{k}"
             taken.add(new)
             src = inits[name]
-            t = numpy_helper.from_array(expanded(numpy_helper.to_array(src), target), new)
+            t = numpy_helper.from_array(expanded(stored_array(src), target), new)
             if t.data_type != src.data_type:     # never a cast: refuse rather than convert
                 raise RuntimeError(f"materialising '{name}' changed its type")
             g.initializer.append(t)
