@@ -91,6 +91,7 @@ def converted(model: onnx.ModelProto) -> tuple[onnx.TensorProto | None, rewrite.
 
 
 # ---------------------------------------------------------------- the builders are honest
+@pytest.mark.req("PROF-R1")
 def test_the_wire_builders_hold_signalling_nans():
     a = float_attribute("value_float", [0x7F800001])
     assert struct.pack("<I", 0x7F800001) in a.SerializeToString()
@@ -193,6 +194,7 @@ def test_value_tensor_in_float_data_keeps_signalling_nans():
     helper.make_attribute("value_strings", [b"a", b"b"]),
     helper.make_attribute("value", helper.make_tensor("s", TensorProto.STRING, [1], [b"x"])),
 ])
+@pytest.mark.req("PROF-R1")
 def test_strings_are_refused_with_the_reason(attr):
     t, log = converted(constant_model(attr, TensorProto.STRING, None))
     assert t is None
@@ -235,6 +237,7 @@ def test_a_broadcast_constant_in_float_data_is_expanded_bit_for_bit():
 
 
 # ---------------------------------------------------------------- the tests bite
+@pytest.mark.req("PROF-R1")
 def test_a_python_float_path_is_caught(monkeypatch):
     # planted fault: the attribute read through Python floats, as conform did before issue 26
     monkeypatch.setattr(rewrite.wire, "attribute_floats", lambda a: np.array(

@@ -124,8 +124,8 @@ def _prof_r2_why(f, model: onnx.ModelProto, types: dict) -> str:
     unnamed = [k for k, d in enumerate(dims) if not isinstance(d, int)]
     if unnamed:
         return (f"dimension {unnamed[0]} has no name in the file (onnx's inference leaves it unknown "
-                "or names it itself), so no --dim pins it" + pin_left + "; a dimension the model "
-                "computes at run time needs a re-export with static shapes")
+                "or names it itself), so no --dim pins it" + pin_left + "; otherwise re-export "
+                "with static shapes, or with named dynamic axes that --dim then pins")
     return ("conform has no rewrite for this: the tensor's declarations or size are the model's "
             "own (the message says which); follow the message's fix")
 

@@ -187,6 +187,9 @@ def _constant_tensor(node: onnx.NodeProto) -> tuple[onnx.TensorProto | None, str
         return None, f"the Constant has {len(node.attribute)} attributes, not one value"
     a = node.attribute[0]
     name = node.output[0]
+    if not name:
+        return None, ("its output has no name (nothing can read it), and an initializer must have "
+                      "one: remove the node from the model")
     if a.ref_attr_name:
         return None, "its value refers to a function attribute (ref_attr_name)"
     if a.name == "value":
