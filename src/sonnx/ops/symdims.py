@@ -26,6 +26,7 @@ def is_symbol(d: object) -> bool:
     return isinstance(d, str) and d not in ("", "?") and ".." not in d
 
 
+# req: MUL-R4, ADD-R4, SUB-R4, GEMM-R4, MATMUL-R4
 class Dims:
     """Terms for the dimensions of one node: each unknown dimension is its own term."""
 
@@ -47,6 +48,7 @@ class Dims:
 ONE = ("c", 1)
 
 
+# req: MUL-R1, MUL-R4, ADD-R1, ADD-R4, SUB-R1, SUB-R4, GEMM-R4, MATMUL-R4
 def solvable(equations: Iterable[tuple[tuple, tuple]]) -> bool:
     """Whether some positive values of the terms make every equation hold: no class of terms
     made equal holds two different constants."""
@@ -69,33 +71,3 @@ def solvable(equations: Iterable[tuple[tuple, tuple]]) -> bool:
             rx, ry = ry, rx
         parent[ry] = rx
     return True
-
-
-def values_with(equations: Iterable[tuple[tuple, tuple]]) -> dict[tuple, int] | None:
-    """A value for every term in ``equations`` making them hold, each class of terms that holds
-    no constant set to 1 (the value that broadcasts with anything); None when not solvable."""
-    eqs = list(equations)
-    if not solvable(eqs):
-        return None
-    parent: dict[tuple, tuple] = {}
-
-    def find(t: tuple) -> tuple:
-        parent.setdefault(t, t)
-        while parent[t] != t:
-            t = parent[t]
-        return t
-
-    for x, y in eqs:
-        rx, ry = find(x), find(y)
-        if rx != ry:
-            if ry[0] == "c":
-                rx, ry = ry, rx
-            parent[ry] = rx
-    return {t: (find(t)[1] if find(t)[0] == "c" else 1) for t in list(parent)}
-
-
-def value(t: tuple, values: dict[tuple, int]) -> int:
-    """A term's value under ``values`` (a term no equation named is free: 1)."""
-    if t[0] == "c":
-        return t[1]
-    return values.get(t, 1)
