@@ -157,7 +157,8 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     tidy_declarations(model, log)
     say("validating the rewritten model")
     verdict = validate(model)
-    types = inferred_types(model)
+    # one more inference of the rewritten model, only when a PROF-R2 reason needs the types
+    types = inferred_types(model) if any(f.rule == "PROF-R2" for f in verdict.findings) else {}
     findings = [{**f.as_dict(), "why_not_rewritten": _why(f, log.blockers, model, types)}
                 for f in verdict.findings]
     if check:
