@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numbers
-from typing import Sequence
+from typing import Container, Sequence
 
 from .errors import Violation, raise_if_any, shown
 
@@ -32,8 +32,11 @@ def operator_violations(domain: str, op_type: str) -> list[Violation]:
     return []
 
 
-def shape_violations(shape: Sequence[Dim] | None, what: str) -> list[Violation]:
-    """PROF-R2: the shape is static, fully known, every dimension positive, size bounded."""
+def shape_violations(shape: Sequence[Dim] | None, what: str,
+                     pinnable: Container[str] = frozenset()) -> list[Violation]:
+    """PROF-R2: the shape is static, fully known, every dimension positive, size bounded.
+    ``pinnable``: the dimension names `sonnx conform --dim` can pin (conform.rewrite.pinnable_names
+    of the model as written), which the message then names."""
     if shape is None:
         return [Violation("PROF-R2", f"{what} has no known rank; give it a static shape "
                                      "(run shape inference or fix the input's type)")]
@@ -41,11 +44,10 @@ def shape_violations(shape: Sequence[Dim] | None, what: str) -> list[Violation]:
     for axis, d in enumerate(shape):
         if isinstance(d, bool) or not isinstance(d, int):
             text = "unknown" if d is None or d == "" else shown(d)
-            # a named symbolic dimension can be pinned without re-exporting; an unnamed one cannot
-            # (OpenVINO's "?" and a..b intervals, and onnx's inferred unk__N, are no such names)
+            # a dimension named in the file can be pinned without re-exporting; one without a
+            # name, or with a name onnx's inference made up, cannot
             pin = (f" (`sonnx conform MODEL -o OUT --dim {d}=SIZE` pins it)"
-                   if isinstance(d, str) and d and d.isprintable() and d.strip() == d and "=" not in d
-                   and d != "?" and ".." not in d and not d.startswith("unk__") else "")
+                   if isinstance(d, str) and d in pinnable else "")
             return [Violation("PROF-R2", f"{what} has dimension {axis} = {text}, not a static integer; "
                                          f"fix every dimension to a positive constant{pin}")]
         if d <= 0:

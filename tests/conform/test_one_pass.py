@@ -64,12 +64,17 @@ def test_gemm_partial_shapes(a, b, c, kw, want):
     (("b", 3), (2, 3), []),                   # same shape when b = 2: not established
     (("b", 3), ("c", 3), []),                 # b = c possible
     (("b", 3), ("b", 3), []),
-    ((None, 3), (None, 1), []),               # unknown dims are not equal to each other
+    ((None, 3), (None, 1), ["MUL-R4"]),       # 3 vs 1: never equal, a broadcast when ONNX runs it
     ((None, 3), (3,), ["MUL-R4"]),
-    ((None, 3), (None, 3, 3), []),            # None vs 3 may be 1, 3 or other
+    ((None, 3), (None, 3, 3), ["MUL-R4"]),    # ranks differ: always a broadcast (issue 26)
+    (("a", "b", "c"), (4,), ["MUL-R4"]),      # every dimension symbolic, ranks differ
+    (("a", "b"), (4,), ["MUL-R4"]),
+    ((None, 3), (None, 3), []),               # unknown dims are not equal to each other
+    (("a", "a"), (3, 4), ["MUL-R4"]),         # a cannot be 3 and 4: never the same shape
     (None, (3,), []),
-    (("?", 3), ("?", 1), []),                 # OpenVINO's ? dims are unknown, not one symbol
-    (("1..4", 3), ("1..4", 1), []),           # nor are its intervals
+    (("?", 3), ("?", 3), []),                 # OpenVINO's ? dims are unknown, not one symbol
+    (("1..4", 3), ("1..4", 3), []),           # nor are its intervals
+    (("?", 3), ("?", 1), ["MUL-R4"]),         # 3 vs 1 whatever ? is
     (("?", 3), (3,), ["MUL-R4"]),
 ])
 def test_elementwise_partial_shapes(a, b, want):
@@ -92,8 +97,11 @@ def test_validator_reports_mul_r4_with_a_symbolic_batch():
 @pytest.mark.req("PROF-R2")
 def test_prof_r2_names_the_pin_only_for_a_named_dimension():
     from sonnx.profile import shape_violations
-    (v,) = shape_violations(("batch", 3), "x")
-    assert "--dim batch=SIZE" in v.message
-    for d in (None, "", "?", "1..4", "unk__3", "a=b"):
-        (v,) = shape_violations((d, 3), "x")
+    # the names --dim pins are those of the file (tests/validate/test_dim_hints.py)
+    pinnable = frozenset({"batch", "unk__3"})
+    for d in ("batch", "unk__3"):
+        (v,) = shape_violations((d, 3), "x", pinnable)
+        assert f"--dim {d}=SIZE" in v.message
+    for d in (None, "", "?", "1..4", "unk__4", "a=b"):
+        (v,) = shape_violations((d, 3), "x", pinnable)
         assert "--dim" not in v.message, d

@@ -10,7 +10,7 @@ import onnx
 
 from . import check as bitcheck
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
-                      materialise_broadcasts, pin_dims, symbolic_names, tidy_declarations)
+                      inferred_types, materialise_broadcasts, pin_dims, symbolic_names, tidy_declarations)
 
 SCHEMA = "sonnx-conform-report/1"
 
@@ -57,14 +57,18 @@ def _utf8_only(model: onnx.ModelProto, data: bytes | None, shown: str) -> None:
                            "re-encode the names before conforming (sonnx validate lists them)")
 
 
-def _why(f, blockers: list[Blocker], model: onnx.ModelProto) -> str:
-    """The reason no rewrite removes finding ``f``."""
+def _why(f, blockers: list[Blocker], model: onnx.ModelProto, types: dict) -> str:
+    """The reason no rewrite removes finding ``f``; ``types``: the rewritten main graph's
+    tensors as onnx infers them (rewrite.inferred_types)."""
     for b in blockers:
-        if b.rule == f.rule and f.graph == "main" and (
+        if b.rule == f.rule and f.graph == "main" and (b.about is None or b.about in f.message) and (
                 (b.node_index is not None and b.node_index == f.node_index) or
                 (b.node_index is None and b.tensor is not None and b.tensor == f.tensor)):
             return b.reason
     op = f.op_type or "this operator"
+    if f.rule.startswith("ONNX-"):
+        return ("the model is not valid ONNX as written (the message says what onnx rejects) and "
+                "conform repairs no such fault: fix it at the source")
     if f.rule == "PROF-R1":
         return (f"{op} is not in the profile and no rewrite can remove it: conform only turns "
                 "Constant nodes into initializers (an operator such as Conv, Expand, Reshape or "
@@ -72,18 +76,58 @@ def _why(f, blockers: list[Blocker], model: onnx.ModelProto) -> str:
                 "broadcast or cast the profile refuses); re-export or restructure the model "
                 "without it")
     if f.rule == "PROF-R2":
-        left = symbolic_names(model.graph)
-        if left:
-            return ("the shape is not static after the pins given: the model still has the "
-                    "symbolic dimension(s) " + ", ".join(left) + "; pin them with --dim NAME=SIZE")
-        return ("the shape is not static and no named dimension is left to pin: a dynamic "
-                "dimension without a name cannot be pinned by --dim; re-export with a static shape")
+        return _prof_r2_why(f, model, types)
     if f.rule.endswith("-R4") and f.op_type in ("Gemm", "Mul", "Add", "Sub"):
         return ("no operand conform could store expanded: only a constant (initializer or Constant "
                 "node) broadcast to a static result shape is rewritten")
     return (f"conform has no rewrite for {f.rule}: any would change the model's arithmetic "
             "(element types, attributes, operators) or need information the model does not "
             "hold; follow the message's fix")
+
+
+def _prof_r2_why(f, model: onnx.ModelProto, types: dict) -> str:
+    """Why a PROF-R2 finding stays: read from the tensor's type, not guessed from the message."""
+    left = symbolic_names(model.graph)
+    pin_left = ("; pin the symbolic dimension(s) still left first (" + ", ".join(left) +
+                ": --dim NAME=SIZE), it may follow from them") if left else ""
+    if f.graph != "main" or f.tensor is None:
+        return ("conform rewrites the main graph's tensors only, and no rewrite makes this "
+                "one static; follow the message's fix" + pin_left)
+    tp = types.get(f.tensor)
+    kind = None if tp is None else tp.WhichOneof("value")
+    if kind == "sparse_tensor_type":
+        return ("the tensor is sparse: conform does not choose a dense layout for it; densify it "
+                "in the exporter (e.g. x.to_dense())")
+    if kind not in (None, "tensor_type"):
+        return (f"it is a {kind.replace('_type', '')}, not a tensor: the operators that make it are "
+                "outside the profile and no rewrite removes them; re-export without them")
+    if tp is None or not tp.tensor_type.HasField("shape"):
+        shapeless = [vi.name for vi in model.graph.input if vi.name not in
+                     {t.name for t in model.graph.initializer} and vi.type.WhichOneof("value")
+                     == "tensor_type" and not vi.type.tensor_type.HasField("shape")]
+        cause = (f"graph input(s) {', '.join(repr(n) for n in shapeless)} declare no shape at all"
+                 if shapeless else "onnx's shape inference cannot compute it from the graph")
+        return (f"its rank is unknown ({cause}): --dim pins named dimensions of a known rank and "
+                "cannot give one; declare the graph inputs with a static shape (re-export with "
+                "a static input shape)")
+    dims = [(d.dim_value if d.WhichOneof("value") == "dim_value" else (d.dim_param or None))
+            for d in tp.tensor_type.shape.dim]
+    empty = [k for k, d in enumerate(dims) if isinstance(d, int) and d <= 0]
+    if empty:
+        return (f"the tensor is empty (dimension {empty[0]} is {dims[empty[0]]}): the profile has no "
+                "empty tensors, and no rewrite removes a tensor or the nodes that read it (that "
+                "would change what the model is); remove it from the model at the source")
+    named = [d for d in dims if isinstance(d, str) and d in left]
+    if named:
+        return ("the shape is not static after the pins given: pin its symbolic dimension(s) "
+                + ", ".join(dict.fromkeys(named)) + " with --dim NAME=SIZE")
+    unnamed = [k for k, d in enumerate(dims) if not isinstance(d, int)]
+    if unnamed:
+        return (f"dimension {unnamed[0]} has no name in the file (onnx's inference leaves it unknown "
+                "or names it itself), so no --dim pins it" + pin_left + "; otherwise re-export "
+                "with static shapes, or with named dynamic axes that --dim then pins")
+    return ("conform has no rewrite for this: the tensor's declarations or size are the model's "
+            "own (the message says which); follow the message's fix")
 
 
 def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = True,
@@ -113,7 +157,9 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     tidy_declarations(model, log)
     say("validating the rewritten model")
     verdict = validate(model)
-    findings = [{**f.as_dict(), "why_not_rewritten": _why(f, log.blockers, model)}
+    # one more inference of the rewritten model, only when a PROF-R2 reason needs the types
+    types = inferred_types(model) if any(f.rule == "PROF-R2" for f in verdict.findings) else {}
+    findings = [{**f.as_dict(), "why_not_rewritten": _why(f, log.blockers, model, types)}
                 for f in verdict.findings]
     if check:
         record = bitcheck.bit_identity(pinned, model, seeds, progress=say)

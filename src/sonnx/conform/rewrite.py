@@ -9,6 +9,7 @@ Only the main graph is rewritten: a subgraph belongs to If/Loop/Scan, which the 
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,6 +17,7 @@ import onnx
 from onnx import numpy_helper
 
 from .. import dtypes
+from . import wire
 
 ELEMENTWISE = ("Mul", "Add", "Sub")
 _RULE_PREFIX = {"Mul": "MUL", "Add": "ADD", "Sub": "SUB", "Gemm": "GEMM"}
@@ -50,6 +52,7 @@ class Blocker:
     reason: str
     node_index: int | None = None
     tensor: str | None = None
+    about: str | None = None       # when set, only a finding whose message names it is meant
 
 
 @dataclass
@@ -114,6 +117,18 @@ def symbolic_names(g: onnx.GraphProto) -> list[str]:
     return list(names)
 
 
+def pinnable_names(g: onnx.GraphProto) -> frozenset[str]:
+    """The named dimensions ``--dim NAME=SIZE`` pins in ``g``: the dim_params its declarations
+    hold in the file (whatever they are called: tf2onnx writes unk__N names too; a name onnx's
+    inference makes up later is in no declaration of the file) that the option can spell."""
+    out = set()
+    for n in symbolic_names(g):
+        m = _DIM.match(f"{n}=1")
+        if m is not None and m.group(1).strip() == n and n.isprintable():
+            out.add(n)
+    return frozenset(out)
+
+
 def pin_dims(model: onnx.ModelProto, dims: dict[str, int], log: Log) -> None:
     """Replace each named symbolic dimension of ``dims`` by its size, in every declaration of the
     main graph. A name the model does not hold is an error (a typo must not pass silently)."""
@@ -157,37 +172,64 @@ def pin_dims(model: onnx.ModelProto, dims: dict[str, int], log: Log) -> None:
 
 
 # ---------------------------------------------------------------- Constant -> initializer
+_STRING_REASON = ("its value is a string: strings are no element type of the profile's operators, "
+                  "so an initializer of it would be refused as well (PROF-R2/-R3 of its consumer); "
+                  "remove the string from the model (conform keeps it as it is)")
+
+
 def _constant_tensor(node: onnx.NodeProto) -> tuple[onnx.TensorProto | None, str]:
-    """The Constant's value as a TensorProto holding exactly the same values (None, reason)."""
+    """The Constant's value as a TensorProto holding exactly the same bits (None, reason).
+
+    Float attributes are read from their wire bytes (conform/wire.py: a Python float would
+    quiet a signalling NaN); integers are exact Python ints; a ``value`` tensor is copied as a
+    message, every field and byte as stored."""
     if len(node.attribute) != 1:
         return None, f"the Constant has {len(node.attribute)} attributes, not one value"
     a = node.attribute[0]
     name = node.output[0]
+    if not name:
+        return None, ("its output has no name (nothing can read it), and an initializer must have "
+                      "one: remove the node from the model")
     if a.ref_attr_name:
         return None, "its value refers to a function attribute (ref_attr_name)"
     if a.name == "value":
+        if a.t.data_type == onnx.TensorProto.STRING:
+            return None, _STRING_REASON
         t = onnx.TensorProto()
         t.CopyFrom(a.t)
         t.name = name
         return t, ""
-    if a.name == "value_float":    # stored as float32 in the attribute: the same value
-        return numpy_helper.from_array(np.array(a.f, dtype=np.float32), name), ""
-    if a.name == "value_floats":
-        return numpy_helper.from_array(np.array(list(a.floats), dtype=np.float32), name), ""
+    if a.name in ("value_float", "value_floats"):
+        words = wire.attribute_floats(a)
+        dims = [] if a.name == "value_float" else [len(words) // 4]
+        return _raw_tensor(name, onnx.TensorProto.FLOAT, dims, words), ""
     if a.name == "value_int":
-        return numpy_helper.from_array(np.array(a.i, dtype=np.int64), name), ""
+        return _raw_tensor(name, onnx.TensorProto.INT64, [], struct.pack("<q", a.i)), ""
     if a.name == "value_ints":
-        return numpy_helper.from_array(np.array(list(a.ints), dtype=np.int64), name), ""
-    if a.name == "value_string":
-        return onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [], [a.s]), ""
-    if a.name == "value_strings":
-        return onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [len(a.strings)],
-                                       list(a.strings)), ""
+        return _raw_tensor(name, onnx.TensorProto.INT64, [len(a.ints)],
+                           struct.pack(f"<{len(a.ints)}q", *a.ints)), ""
+    if a.name in ("value_string", "value_strings"):
+        return None, _STRING_REASON
     if a.name == "sparse_value":
         return None, ("its value is a sparse tensor: an initializer of it would still be sparse "
                       "(PROF-R2); densify it in the exporter (e.g. x.to_dense()), conform does not "
                       "choose a dense layout for you")
     return None, f"its attribute '{a.name}' is not a value conform knows"
+
+
+def _raw_tensor(name: str, data_type: int, dims: list[int], raw: bytes) -> onnx.TensorProto:
+    """A tensor stored as its little-endian bytes (raw_data: ONNX's byte order, every bit)."""
+    t = onnx.TensorProto(name=name, data_type=data_type, dims=dims)
+    t.raw_data = raw
+    return t
+
+
+def stored_array(t: onnx.TensorProto) -> np.ndarray:
+    """An initializer's values with every bit kept: numpy_helper, except for float32 values in
+    the typed field float_data, which it reads through Python floats (quieting signalling NaNs)."""
+    if t.data_type == onnx.TensorProto.FLOAT and not t.HasField("raw_data") and len(t.float_data):
+        return wire.tensor_float_data(t).astype(np.float32).reshape(tuple(t.dims))
+    return numpy_helper.to_array(t)
 
 
 def constants_to_initializers(model: onnx.ModelProto, log: Log) -> None:
@@ -229,9 +271,9 @@ def expanded(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(array, shape).copy()
 
 
-def shapes(model: onnx.ModelProto) -> dict[str, tuple]:
-    """Every tensor's shape as onnx infers it now, declarations of intermediate values aside
-    (a stale value_info must not steer a rewrite): name -> dims (int, str or None), or None."""
+def inferred_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
+    """Every main-graph tensor's type as onnx infers it now, declarations of intermediate values
+    aside (a stale value_info must not steer a rewrite); initializers as stored."""
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     del probe.graph.value_info[:]
@@ -239,17 +281,26 @@ def shapes(model: onnx.ModelProto) -> dict[str, tuple]:
         probe = onnx.shape_inference.infer_shapes(probe, strict_mode=False, data_prop=True)
     except Exception:
         pass
-    out: dict[str, tuple] = {}
+    out: dict[str, onnx.TypeProto] = {}
     for coll in (probe.graph.value_info, probe.graph.output, probe.graph.input):
         for vi in coll:
-            tt = vi.type.tensor_type
-            if vi.type.WhichOneof("value") != "tensor_type" or not tt.HasField("shape"):
-                out[vi.name] = None
-                continue
-            out[vi.name] = tuple(d.dim_value if d.WhichOneof("value") == "dim_value"
-                                 else (d.dim_param or None) for d in tt.shape.dim)
+            out[vi.name] = vi.type
     for t in probe.graph.initializer:
-        out[t.name] = tuple(t.dims)
+        out[t.name] = onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
+    return out
+
+
+def shapes(model: onnx.ModelProto) -> dict[str, tuple]:
+    """Every tensor's shape as onnx infers it now (inferred_types): name -> dims (int, str or
+    None), or None when it is no tensor of known rank."""
+    out: dict[str, tuple] = {}
+    for name, tp in inferred_types(model).items():
+        tt = tp.tensor_type
+        if tp.WhichOneof("value") != "tensor_type" or not tt.HasField("shape"):
+            out[name] = None
+            continue
+        out[name] = tuple(d.dim_value if d.WhichOneof("value") == "dim_value"
+                          else (d.dim_param or None) for d in tt.shape.dim)
     return out
 
 
@@ -286,6 +337,26 @@ def _computed_reason(name: str, producers: dict, graph_inputs: set[str], inits: 
             "(PROF-R1): change the model so that it computes the full shape itself")
 
 
+def _unpinned_reason(op: str, what: str, name: str, out: tuple, constant: bool, producers: dict,
+                     graph_inputs: set[str], inits: set[str], pinnable: list[str]) -> str:
+    """Why a broadcast to a result whose shape is not static stays: what --dim can do about it."""
+    if not constant:
+        return (f"{op} input {what} is broadcast to the result {_shape_text(out)}: "
+                + _computed_reason(name, producers, graph_inputs, inits))
+    head = (f"{op} input {what} '{name}' would be broadcast to the result, whose shape "
+            f"{_shape_text(out)} is not static: ")
+    named = [d for d in out if isinstance(d, str) and d in pinnable]
+    if named:
+        return (head + "pin its symbolic dimensions (" + ", ".join(dict.fromkeys(named)) + ") with "
+                "--dim NAME=SIZE, then conform stores the expanded constant")
+    if pinnable:
+        return (head + "its dimensions have no name in the file; pin the model's symbolic "
+                "dimensions (" + ", ".join(pinnable) + ") with --dim NAME=SIZE if the result's "
+                "shape follows from them, then conform stores the expanded constant")
+    return (head + "its dimensions have no name --dim could pin: re-export with static input "
+            "shapes, then conform stores the expanded constant")
+
+
 def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
     """Gemm C and Mul/Add/Sub operands that are constants of a shape broadcast to the node's
     result: each gets an initializer of the full shape (one per source and target shape, shared
@@ -296,6 +367,7 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
     inits = {t.name: t for t in g.initializer}
     constants = {n for n in inits if n not in graph_inputs}
     producers = _producer(g)
+    pinnable = symbolic_names(g)
     taken = set(inits) | graph_inputs | {o.name for o in g.output} | set(producers) | \
         {vi.name for vi in g.value_info} | {i for n in g.node for i in n.input}
     made: dict[tuple[str, tuple], str] = {}
@@ -311,7 +383,7 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                 new = f"{name}_{'x'.join(map(str, target))}_{k}"
             taken.add(new)
             src = inits[name]
-            t = numpy_helper.from_array(expanded(numpy_helper.to_array(src), target), new)
+            t = numpy_helper.from_array(expanded(stored_array(src), target), new)
             if t.data_type != src.data_type:     # never a cast: refuse rather than convert
                 raise RuntimeError(f"materialising '{name}' changed its type")
             g.initializer.append(t)
@@ -332,7 +404,12 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                 log.blockers.append(Blocker(rule, f"{op}-{version} broadcasts by its legacy "
                                             "broadcast/axis attributes, not by numpy's rule; conform "
                                             "does not rewrite it: import opset 7 or later",
-                                            index, None))
+                                            index, None, about="broadcast="))
+            if version is not None and any(a.name == "consumed_inputs" for a in node.attribute):
+                log.blockers.append(Blocker(rule, f"{op}-{version} carries the legacy in-place hint "
+                                            "consumed_inputs; conform removes no attribute (it would "
+                                            "be a change of operator version): import opset 6 or later",
+                                            index, None, about="consumed_inputs"))
             continue
         out = sh.get(node.output[0]) if node.output else None
         if op == "Gemm":
@@ -352,11 +429,9 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                 if out is not None and src is not None and len(src) != len(out) or \
                         (out is not None and any(isinstance(s, int) and isinstance(o, int) and s != o
                                                  for s, o in zip(src, out))):
-                    log.blockers.append(Blocker(rule, f"{op} input {what} '{name}' would be broadcast "
-                                                f"to the result, whose shape {_shape_text(out)} is not static: pin "
-                                                "its symbolic dimensions with --dim NAME=SIZE, then "
-                                                "conform stores the expanded constant",
-                                                index, name))
+                    log.blockers.append(Blocker(rule, _unpinned_reason(
+                        op, what, name, out, name in constants, producers, graph_inputs, set(inits),
+                        pinnable), index, name))
                 continue
             if not _static(src) or not _broadcasts_to(src, out):
                 continue    # not a broadcast to the result: R1 (or onnx) reports it

@@ -28,6 +28,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import kernel_opset
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 from ..semantics.values import is_element_of
+from . import symdims
 from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
                         static_shape, tensor_shape_violations)
 
@@ -107,37 +108,43 @@ def _shape_text(shape: tuple) -> str:
 
 def _partial_shape_violations(op: str, r1: str, r4: str, sa: tuple, sb: tuple) -> list[Violation]:
     """R1/R4 for shapes with symbolic or unknown dimensions (PROF-R2 reports those): a rule is
-    reported only when it holds whatever values the unknown dimensions take, so that findings
-    come in one pass and none is guessed. Equal symbols are equal dimensions (ONNX's dim_param)."""
-    def static(d: object) -> bool:
-        return isinstance(d, int) and not isinstance(d, bool)
-
-    aligned = list(zip(reversed(sa), reversed(sb)))
-    differ = len(sa) != len(sb) or any(static(x) and static(y) and x != y for x, y in aligned)
-    if not differ:
-        return []
+    reported only when every pinning of the dimensions that ONNX would run (symdims) gives it,
+    so that findings come in one pass and none is guessed. Equal symbols are equal dimensions
+    (ONNX's dim_param); any other unknown dimension is a value of its own."""
+    terms = symdims.Dims()
+    ta, tb = terms.shape(sa), terms.shape(sb)
+    # pairs from the last dimension; a missing dimension is 1, as ONNX's broadcasting reads it
+    pairs = list(itertools.zip_longest(reversed(ta), reversed(tb), fillvalue=symdims.ONE))
     shown = f"{_shape_text(sa)} and {_shape_text(sb)}"
-    if any(static(x) and static(y) and x != y and x != 1 and y != 1 for x, y in aligned):
+    # two static sizes that differ, neither 1: ONNX runs no pinning, every pinning is R1's
+    if any(x[0] == y[0] == "c" and x != y and symdims.ONE not in (x, y) for x, y in pairs):
         return [Violation(r1, f"{op} inputs have shapes {shown}; they must have the same shape "
                               "(the static dimensions already differ)")]
-
-    def symbol(d: object) -> bool:
-        # an ONNX dim_param names one value wherever it appears; OpenVINO's "?" and a..b
-        # intervals (and None) are unknown dimensions, two of which may differ
-        return isinstance(d, str) and d not in ("", "?") and ".." not in d
-
-    def surely_broadcast(x: object, y: object) -> bool:
-        return x == 1 or y == 1 or (x == y and (static(x) or symbol(x)))
-    if not all(surely_broadcast(x, y) for x, y in aligned):
-        return []     # broadcast or mismatch depends on the symbolic dimensions: not established
-    longer = sa if len(sa) >= len(sb) else sb
-    tail = [y if x == 1 else x for x, y in reversed(aligned)]
-    common = tuple(longer[:len(longer) - len(tail)]) + tuple(tail)
-    text = _shape_text(common)
+    # otherwise the pinning with every free dimension 1 is one ONNX runs, as a broadcast or not:
+    # R4 holds for all of them exactly when no pinning makes the shapes equal
+    if len(sa) == len(sb) and symdims.solvable(pairs):
+        return []
+    dims = list(itertools.zip_longest(reversed(sa), reversed(sb), fillvalue=1))
+    tail = [_common_dim(x, y, dx, dy) for (x, y), (dx, dy) in zip(pairs, dims)]
+    text = _shape_text(tuple(reversed(tail)))
+    why = "the ranks differ" if len(sa) != len(sb) else "no value of the dimensions makes them equal"
     return [Violation(r4, f"{op} inputs have shapes {shown}, which would need broadcasting "
-                          "whatever the symbolic dimensions are; the profile forbids it: give both "
-                          f"inputs the shape {text} (pin the symbolic dimensions first: "
+                          f"whatever the symbolic dimensions are ({why}); the profile forbids it: "
+                          f"give both inputs the shape {text} (pin the symbolic dimensions first: "
                           f"--dim NAME=SIZE; then {_R4_FIX.format(shape=text)})")]
+
+
+def _common_dim(x: tuple, y: tuple, dx: object, dy: object) -> object:
+    """The broadcast result's dimension for terms x, y (shown as dx, dy), where it is known."""
+    if y == symdims.ONE or x == y:
+        return dx
+    if x == symdims.ONE:
+        return dy
+    if x[0] == "c":             # the other one is 1 or x itself in any pinning ONNX runs
+        return dx
+    if y[0] == "c":
+        return dy
+    return None                 # either one: shown as ?
 
 
 def element_contracts(type_set: frozenset[str], spec: Callable) -> Callable[[Callable], Callable]:

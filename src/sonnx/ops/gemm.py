@@ -19,7 +19,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any, shown
 from ..profile import kernel_opset
 from ..semantics import floats, intloops
 from ..semantics.values import is_element_of, same_value
-from . import gemm_fold
+from . import gemm_fold, symdims
 from .registry import Operator
 from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
                         tensor_shape_violations)
@@ -173,15 +173,25 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
                                           "transA/transB or the shapes"))
         return found
 
-    # GEMM-R4: C absent or exactly (M, N): a C of another rank never is, whatever M and N are
+    # GEMM-R4: C absent or exactly (M, N). With symbolic dimensions it is reported when no
+    # value of them with agreeing inner dimensions makes C (M, N) (symdims): a C of another
+    # rank never is, nor ("s", "s") with (M, N) = (2, 3)
     if c is not None and not c.sparse and c.shape is not None:
         cs = tuple(c.shape)
-        if len(cs) != 2 or _differs(cs[0], m) or _differs(cs[1], n):
+        terms = symdims.Dims()
+        (ta_, tb_), tc = (terms.shape(a.shape), terms.shape(b.shape)), terms.shape(cs)
+        (tm, tka), (tkb, tn) = _oriented(ta_, ta), _oriented(tb_, tb)
+        if len(cs) != 2 or not symdims.solvable([(tka, tkb), (tc[0], tm), (tc[1], tn)]):
             result = f"({m}, {n})" if _known(m) and _known(n) else f"(M, N) = ({_dim_text(m)}, {_dim_text(n)})"
             found.append(Violation("GEMM-R4", f"Gemm input C has shape {cs}, not the result shape "
                                               f"{result}; the profile forbids broadcasting C: "
                                               + _bias_fix(cs, m, n)))
     return found
+
+
+def _oriented(pair: list, transposed: bool) -> tuple:
+    """The two dimensions of a matrix operand in the order the product reads them."""
+    return (pair[1], pair[0]) if transposed else (pair[0], pair[1])
 
 
 def node_constraints(sigs, attrs, opset: int) -> list[Violation]:

@@ -17,10 +17,10 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import kernel_opset
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
-from . import gemm
+from . import gemm, symdims
 from .registry import Operator
 from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
-                        static_shape, tensor_shape_violations)
+                        tensor_shape_violations)
 
 OP = "MatMul"
 LATEST = 13
@@ -71,11 +71,13 @@ def _rank_violation(what: str, shape: tuple) -> Violation | None:
 
 def _broadcasts(a: tuple, b: tuple) -> bool:
     """True when ONNX would broadcast the batch dimensions of A and B (numpy.matmul's rule): they
-    differ in number or in a pair of static sizes. Symbolic or unknown sizes are PROF-R2's."""
+    differ in number, or no value of their symbolic dimensions makes them equal (symdims: static
+    sizes that differ, or ("s", "s") against (2, 3)); an unknown size may equal anything."""
     ba, bb = _batch(a), _batch(b)
     if len(ba) != len(bb):
         return True
-    return any(isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(ba, bb))
+    terms = symdims.Dims()
+    return not symdims.solvable(zip(terms.shape(ba), terms.shape(bb)))
 
 
 def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST) -> list[Violation]:
@@ -98,13 +100,18 @@ def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST) -> list[Viol
                                             f"{_batch(sa)} and {_batch(sb)}, which ONNX would broadcast "
                                             "(one operand reused for several products); the profile never "
                                             "broadcasts: write each product as a MatMul of two matrices"))
-    # MATMUL-R1: the inner dimensions agree (compared only when both are static matrices)
-    if len(sa) == 2 and len(sb) == 2 and static_shape(a) and static_shape(b) and sa[1] != sb[0]:
+    # MATMUL-R1: the inner dimensions of two matrices agree (reported when both are static:
+    # a symbolic one may take the other's value)
+    if len(sa) == 2 and len(sb) == 2 and _static_pair(sa[1], sb[0]) and sa[1] != sb[0]:
         found.append(Violation("MATMUL-R1", f"MatMul inner dimensions disagree: A is {sa[0]} x {sa[1]} and "
                                             f"B is {sb[0]} x {sb[1]}; the columns of A must equal the rows "
                                             "of B (transpose an operand's initializer, or use Gemm with "
                                             "transA/transB)"))
     return found
+
+
+def _static_pair(x: object, y: object) -> bool:
+    return symdims.is_static(x) and symdims.is_static(y)
 
 
 def node_constraints(sigs, attrs, opset: int) -> list[Violation]:

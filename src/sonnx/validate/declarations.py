@@ -19,6 +19,7 @@ import os
 import onnx
 from onnx import TensorProto
 
+from ..conform.rewrite import pinnable_names
 from ..profile import shape_violations
 from .report import ONNX_IR, Finding, node_label
 from .types import TypeCache, initializer_sig, sparse_initializer_sig
@@ -63,6 +64,7 @@ class _Checker:
         self.types = TypeCache()
         self.findings: list[Finding] = []
         self.declared_static: list[Finding] = []  # PROF-R2 on declarations other than inputs
+        self.pinnable = pinnable_names(model.graph)  # what --dim pins: main-graph names as written
 
     # ------------------------------------------------------------ graphs
     def run(self) -> list[Finding]:
@@ -141,7 +143,8 @@ class _Checker:
             # a declaration is a promise to the caller (outputs) or to tools (value_info): it
             # must be static too, even where onnx's inference refines it (graph inputs are
             # judged by the walker, as the definitions they are)
-            for v in shape_violations(sig.shape, f"{where} '{name}' (as declared)"):
+            pins = self.pinnable if path == "main" else frozenset()
+            for v in shape_violations(sig.shape, f"{where} '{name}' (as declared)", pins):
                 self.declared_static.append(Finding(v.requirement, v.message, graph=path, tensor=name))
 
     def _agree(self, decls: dict, path: str) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import onnx
 from google.protobuf.message import DecodeError
 
+from ..conform.rewrite import pinnable_names
 from . import declarations, text
 from .report import ONNX_CHECKER, ONNX_INFERENCE, ONNX_IR, Finding
 
@@ -28,6 +29,7 @@ class Loaded:
     findings: list[Finding] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     declared: list[Finding] = field(default_factory=list)  # PROF-R2 on declarations as written
+    pinnable: frozenset[str] = frozenset()  # dimension names --dim pins (named in the file)
 
 
 def read_bytes(path: str | os.PathLike, *, kind: str = "an ONNX model", limit: int = MAX_BYTES) -> bytes:
@@ -130,10 +132,11 @@ def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False)
     return Loaded(inferred, known, findings, timings)
 
 
-def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[list, list, bool]:
+def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[list, list, bool, frozenset]:
     """Findings on the model as written (text that is not UTF-8, declarations, loadability),
     from a parse of ``data`` that is dropped afterwards: the two lists of declarations.check,
-    and whether every text field is UTF-8."""
+    whether every text field is UTF-8, and the dimension names --dim can pin (those of the
+    file: onnx's inference adds names of its own later)."""
     model = parse(data, shown)
     bad = text.clean_model(model, data)
     found = []
@@ -143,7 +146,7 @@ def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[lis
                                       f"{more}); protobuf text must be UTF-8, and tools disagree on "
                                       "how to read the rest: re-encode the names", graph="model"))
     findings, declared = declarations.check(model, base_dir)
-    return found + findings, declared, not bad
+    return found + findings, declared, not bad, pinnable_names(model.graph)
 
 
 def load(model_or_path) -> tuple[str, Loaded]:
@@ -171,11 +174,12 @@ def load(model_or_path) -> tuple[str, Loaded]:
     path = None if isinstance(model_or_path, onnx.ModelProto) else os.fsdecode(model_or_path)
     # refuses what is not an ONNX model (Unreadable) before any check runs
     t = time.perf_counter()
-    written, loaded_declared, text_ok = written_findings(
+    written, loaded_declared, text_ok, pinnable = written_findings(
         data, shown, None if path is None else os.path.dirname(path) or ".")
     timings["written"] = time.perf_counter() - t
     loaded = check_and_infer(data, path, text_ok)
     loaded.findings[:0] = written
     loaded.declared = loaded_declared
+    loaded.pinnable = pinnable
     loaded.timings = {**timings, **loaded.timings}
     return shown, loaded

@@ -47,8 +47,10 @@ def _default_version(imports) -> int | None:
 
 
 class Walker:
-    def __init__(self, model: onnx.ModelProto, types_known: bool = True):
+    def __init__(self, model: onnx.ModelProto, types_known: bool = True,
+                 pinnable: frozenset[str] = frozenset()):
         self.model = model
+        self.pinnable = pinnable    # the names --dim pins (main graph, as written in the file)
         self.types_known = types_known
         self.findings: list[Finding] = []
         self.functions = {(f.domain, f.name): f for f in model.functions}
@@ -124,7 +126,7 @@ class Walker:
         elif id(entry) in self._ok_ids:
             return
         else:
-            vs = shape_violations(sig.shape, what)
+            vs = shape_violations(sig.shape, what, self.pinnable if path == "main" else ())
             if not vs:
                 self._ok_ids.add(id(self.types.intern(entry)))
                 return
