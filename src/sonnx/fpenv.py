@@ -57,6 +57,7 @@ else:
     _REGISTER = ""
 
 FE_DFL_ENV = ctypes.c_void_p(-1)     # glibc: ((const fenv_t *) -1)
+_CONTROL = struct.Struct("<I")
 
 
 class FloatingPointEnvironmentError(RuntimeError):
@@ -64,26 +65,43 @@ class FloatingPointEnvironmentError(RuntimeError):
 
 
 def _libm():
+    """fegetenv(buffer), fesetenv(buffer), fesetenv(pointer) from glibc's libm, or None. The
+    prototypes are CFUNCTYPE objects taking a char buffer: about three times cheaper per call
+    than ctypes' argtypes conversion (measured: benchmarks/bench_fpenv.py)."""
     if not (_GLIBC and _FENV_SIZE):
         return None
     try:
         lib = ctypes.CDLL("libm.so.6")
     except OSError:
         return None
-    for name in ("fegetenv", "fesetenv"):
-        fn = getattr(lib, name)
-        fn.argtypes, fn.restype = (ctypes.c_void_p,), ctypes.c_int
-    return lib
+    with_buffer = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p)
+    return (with_buffer(("fegetenv", lib)), with_buffer(("fesetenv", lib)),
+            ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(("fesetenv", lib)))
 
 
 _LIBM = _libm()
 SUPPORTED = _LIBM is not None
-_inside = threading.local()          # .active: this thread is already inside a guarded call
+if SUPPORTED:
+    _fegetenv, _fesetenv, _fesetenv_pointer = _LIBM
+
+
+class _Thread(threading.local):
+    """Per thread (the environment is per thread): whether a guarded call is running on it,
+    and the buffer its caller's environment is saved in (one is enough: nested calls neither
+    read nor switch)."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.env = ctypes.create_string_buffer(64)        # room to spare over sizeof(fenv_t)
+
+
+_thread = _Thread()
 
 
 def _read() -> ctypes.Array:
-    env = ctypes.create_string_buffer(max(_FENV_SIZE, 64))   # 64: room to spare over sizeof(fenv_t)
-    if _LIBM.fegetenv(env) != 0:
+    """A new buffer holding the calling thread's environment."""
+    env = ctypes.create_string_buffer(64)
+    if _fegetenv(env) != 0:
         raise FloatingPointEnvironmentError("sonnx: fegetenv failed; cannot read the floating-point "
                                             "environment")
     return env
@@ -91,12 +109,12 @@ def _read() -> ctypes.Array:
 
 def control(env: ctypes.Array) -> int:
     """The control register held in ``env`` (a buffer filled by fegetenv): MXCSR or FPCR."""
-    return struct.unpack_from("<I", env, _OFFSET)[0]
+    return _CONTROL.unpack_from(env, _OFFSET)[0]
 
 
 def is_default(env: ctypes.Array) -> bool:
     """True when ``env`` rounds to nearest even, keeps subnormals and masks every exception."""
-    return control(env) & _MASK == _DEFAULT
+    return _CONTROL.unpack_from(env, _OFFSET)[0] & _MASK == _DEFAULT
 
 
 def describe() -> str:
@@ -119,20 +137,24 @@ def guarded(kernel: F) -> F:
     """``kernel`` run in the default floating-point environment, the caller's restored after."""
     @functools.wraps(kernel)
     def run(*args, **kwargs):
-        if getattr(_inside, "active", False):
+        thread = _thread
+        if thread.active:                       # nested: the outer call has done it
             return kernel(*args, **kwargs)
         if not SUPPORTED:
             _refuse()
-        saved = _read()
-        switch = not is_default(saved)
-        if switch and _LIBM.fesetenv(FE_DFL_ENV) != 0:
+        saved = thread.env
+        if _fegetenv(saved) != 0:
+            raise FloatingPointEnvironmentError("sonnx: fegetenv failed; cannot read the "
+                                                "floating-point environment")
+        switch = _CONTROL.unpack_from(saved, _OFFSET)[0] & _MASK != _DEFAULT     # is_default, inlined
+        if switch and _fesetenv_pointer(FE_DFL_ENV) != 0:
             raise FloatingPointEnvironmentError("sonnx: fesetenv(FE_DFL_ENV) failed; cannot set the "
                                                 "default floating-point environment")
-        _inside.active = True
+        thread.active = True
         try:
             return kernel(*args, **kwargs)
         finally:
-            _inside.active = False
+            thread.active = False
             if switch:
-                _LIBM.fesetenv(saved)
+                _fesetenv(saved)
     return run  # type: ignore[return-value]
