@@ -6,10 +6,12 @@ environment back through the plant (not through sonnx). Prints one JSON object:
 [control, round] before the call, the same after]}}, where control is MXCSR (x86-64) or FPCR
 (aarch64) and round is fegetround().
 
-Usage: probe.py PLANT_LIB MODES FAULT   (MODES: comma-separated; FAULT: none, python, c)
+Usage: probe.py PLANT_LIB MODES FAULT   (MODES: comma-separated; FAULT: none, python, c, workers)
 FAULT plants the defect the tests must catch: "python" makes sonnx.fpenv believe every
 environment is the default (the guard never switches); "c" loads a C library built from a copy
-of sonnx_kernels.c whose entry points run the bodies in the caller's environment.
+of sonnx_kernels.c whose entry points run the bodies in the caller's environment; "workers"
+puts the exact Gemm fold's worker threads in the mode under test (as if they did not inherit
+the guarded caller's environment).
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import hashlib
 import json
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +83,32 @@ def model(dtype: type):
     return m, x
 
 
+WORKERS: list[int] = []      # threads started by each threaded Gemm call
+PLANT_WORKERS: list = []     # fault "workers": [the mode, the plant library]
+
+
+def _counting_threads(call):
+    started = []
+    original = threading.Thread.start
+
+    def start(self):
+        started.append(self)
+        if PLANT_WORKERS:           # the fault "workers": each worker thread leaves the default
+            run, mode = self.run, PLANT_WORKERS[0]
+
+            def planted():
+                assert PLANT_WORKERS[1].plant_apply(mode.encode()) == 0
+                run()
+            self.run = planted
+        return original(self)
+    threading.Thread.start = start
+    try:
+        return call()
+    finally:
+        threading.Thread.start = original
+        WORKERS.append(len(started))
+
+
 def paths(plant_fault_c: bool):
     """name -> a function of nothing that returns the result of one kernel path."""
     import sonnx
@@ -127,6 +156,9 @@ def paths(plant_fault_c: bool):
             fn(x.ctypes.data, y.ctypes.data, c.ctypes.data, r.ctypes.data, 1, 0, 0, 0.5, 0.75, 8, 8, 8)
             return r
         out[f"C sonnx_gemm_f{np.dtype(dt).itemsize * 8}"] = raw_gemm
+        # 16 x 16: the compiled fold splits it between a worker thread and the caller
+        big = [np.tile(m, (2, 2)) for m in (ga, gb, gc)]
+        out[f"sonnx.gemm threaded {t}"] = lambda x=big: _counting_threads(lambda: sonnx.gemm(*x, alpha=0.5, beta=0.75))
         out[f"sonnx.matmul {t}"] = lambda x=ga, y=gb: sonnx.matmul(x, y)
         out[f"c_kernels.matmul {t}"] = lambda x=ga, y=gb: ck.matmul(x, y)
         m, x = model(dt)
@@ -152,10 +184,14 @@ def main(argv: list[str]) -> None:
         row = {}
         for name, call in calls.items():
             assert plant.plant_apply(mode.encode()) == 0, mode    # each path starts in MODE
+            if fault == "workers":
+                PLANT_WORKERS[:] = [mode, plant]
             before = [plant.plant_control(), plant.plant_round()]
             result = digest(call())
             row[name] = [result, before, [plant.plant_control(), plant.plant_round()]]
         report[mode] = row
+    from sonnx.ops import gemm_fold
+    report["fold_workers"] = {"compiled": gemm_fold._compiled() is not None, "min": min(WORKERS)}
     print(json.dumps(report))
 
 

@@ -32,7 +32,7 @@ KERNELS = ("mul", "add", "sub", "relu", "gemm", "matmul")
 # the paths through sonnx.fpenv (numpy kernels, sonnx run's executor, onnx.reference) and the
 # C entry points called directly (their own guard, sonnx_kernels.c)
 PYTHON_PATHS = [f"sonnx.{k} {t}" for k in KERNELS for t in ("float32", "float64")] + \
-    [f"{p} {t}" for p in ("sonnx.run", "reference.new_ops") for t in ("float32", "float64")]
+    [f"{p} {t}" for p in ("sonnx.gemm threaded", "sonnx.run", "reference.new_ops") for t in ("float32", "float64")]
 C_PATHS = [f"C sonnx_{k}_f{w}" for k in ("mul", "add", "sub", "gemm") for w in (32, 64)]
 CK_PATHS = [f"c_kernels.{k} {t}" for k in KERNELS for t in ("float32", "float64")]
 # the sticky exception flags (MXCSR bits 0-5) change with any arithmetic, guarded or not: the
@@ -83,6 +83,10 @@ def guarded_run(plant, c_cache) -> dict:
 def test_every_path_gives_the_default_environment_bits_in_every_mode(guarded_run):
     base = guarded_run["default"]
     assert set(PYTHON_PATHS + C_PATHS + CK_PATHS) == set(base)
+    # the threaded path did run on a worker thread too (the compiled fold splits 16 x 16 when
+    # told to; without llvmlite the numpy fold runs on the caller's thread only)
+    workers = guarded_run["fold_workers"]
+    assert workers["min"] >= 1 or not workers["compiled"], workers
     # the witnesses of the issue: float32(1/3) * 3 is 0x3f800000, 2^-70 * 2^-70 is the
     # subnormal 0x200 (7.17e-43)
     for path in ("sonnx.mul float32", "c_kernels.mul float32", "C sonnx_mul_f32"):
@@ -136,6 +140,17 @@ def test_planted_python_guard_that_never_switches_is_caught(plant, c_cache, guar
 def test_planted_c_entry_points_that_do_not_switch_are_caught(plant, c_cache, guarded_run):
     run = _probe(plant, c_cache, "c")
     missed = _caught(run, guarded_run["default"], C_PATHS)
+    assert all(v == [] for v in missed.values()), missed
+
+
+@needs_plant
+def test_planted_fold_workers_outside_the_default_environment_are_caught(plant, c_cache, guarded_run):
+    """The threaded Gemm path sees the environment of its worker threads: if they did not
+    inherit the guarded caller's, its bits would change."""
+    run = _probe(plant, c_cache, "workers")
+    if not run["fold_workers"]["compiled"]:
+        pytest.skip("llvmlite is not installed: the exact fold runs on the calling thread only")
+    missed = _caught(run, guarded_run["default"], [p for p in PYTHON_PATHS if "threaded" in p])
     assert all(v == [] for v in missed.values()), missed
 
 
