@@ -157,23 +157,27 @@ def test_planted_fold_workers_outside_the_default_environment_are_caught(plant, 
 @needs_plant
 def test_sonnx_run_command_in_a_process_started_with_fast_math_state(plant, c_cache, tmp_path):
     """`sonnx run` under LD_PRELOAD of the plant (FTZ, DAZ and upward rounding from the first
-    instruction, as a -ffast-math library linked into the program would leave them) writes the
-    bytes a clean process writes; numpy outside sonnx in that process does see the mode."""
+    instruction, as a -ffast-math library linked into the program would leave them) reads the
+    hex-float input (subnormals included) and writes every file (.npy and hex text) as a clean
+    process does; numpy outside sonnx in that process does see the mode."""
     import onnx
+
+    from sonnx.run import hexfloat
 
     from .probe import model
     m, x = model(np.float32)
+    assert (np.abs(x[x != 0]) < np.finfo(np.float32).tiny).any()      # subnormals in the text
     onnx.save(m, str(tmp_path / "m.onnx"))
-    np.save(tmp_path / "x.npy", x)
+    (tmp_path / "x.hex").write_text(hexfloat.format_array(x))
     outs = {}
     for name, extra in (("clean", {}), ("planted", {"LD_PRELOAD": str(plant), "SONNX_PLANT": "upward+ftz+daz"})):
         out = tmp_path / name
         p = subprocess.run([sys.executable, "-m", "sonnx", "run", str(tmp_path / "m.onnx"), "--input",
-                            f"X={tmp_path / 'x.npy'}", "-o", str(out)], capture_output=True, text=True,
+                            f"X={tmp_path / 'x.hex'}", "-o", str(out)], capture_output=True, text=True,
                            env=_child_env(c_cache, **extra), timeout=600)
         assert p.returncode == 0, p.stderr
-        outs[name] = {f.name: f.read_bytes() for f in sorted(out.glob("*.npy"))}
-    assert len(outs["clean"]) == 6 and outs["planted"] == outs["clean"]
+        outs[name] = {f.name: f.read_bytes() for f in sorted(out.iterdir()) if f.suffix in (".npy", ".hex")}
+    assert len(outs["clean"]) == 12 and outs["planted"] == outs["clean"]
     code = "import numpy as np; print(hex(int((np.float32(1) / np.float32(3) * np.float32(3)).view(np.uint32))))"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=_child_env(c_cache, LD_PRELOAD=str(plant), SONNX_PLANT="upward+ftz+daz"))
