@@ -1,8 +1,8 @@
 """sonnx: verified kernels and a strict-profile validator for the SONNX profile.
 
 ``import sonnx`` loads numpy and the kernels only. The validator (and with it onnx) is loaded
-on the first use of ``sonnx.validate`` (``sonnx.conform`` and ``sonnx.run``, the executor of sonnx/run/,
-likewise); numba on the first exact float Gemm (ops/gemm_fold.py).
+on the first use of ``sonnx.validate`` (``sonnx.conform``, ``sonnx.run`` and ``sonnx.Session``, the
+executor of sonnx/run/, likewise); numba on the first exact float Gemm (ops/gemm_fold.py).
 """
 import sys
 import types
@@ -15,7 +15,7 @@ from .ops.mul import mul
 from .ops.relu import relu
 from .ops.sub import sub
 
-__all__ = ["ProfileViolation", "Violation", "add", "conform", "gemm", "matmul", "mul", "relu", "run", "sub", "validate"]
+__all__ = ["ProfileViolation", "Session", "Violation", "add", "conform", "gemm", "matmul", "mul", "relu", "run", "sub", "validate"]
 __version__ = "0.1.0"
 
 
@@ -28,6 +28,10 @@ def __getattr__(name: str):
         from .run import run
         globals()["run"] = run
         return run
+    if name == "Session":
+        from .run.session import Session
+        globals()["Session"] = Session
+        return Session
     if name == "conform":
         from .conform.api import conform
         globals()["conform"] = conform

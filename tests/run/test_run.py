@@ -48,11 +48,10 @@ def test_exact_mode_gives_the_reference_bits(model):
 
 @pytest.mark.req("GEMM-R7", "RELU-R3", "MATMUL-R5")
 def test_a_fast_kernel_planted_in_exact_mode_is_caught(monkeypatch):
-    """A planted fault: the executor runs Gemm and MatMul through BLAS (fast mode) when asked for
-    exact; comparing with the reference kernels catches it on the MLPs."""
-    real = executor.run_node
-    monkeypatch.setattr(executor, "run_node", lambda op, args, attrs, *, mode, opset=None:
-                        real(op, args, attrs, mode="fast", opset=opset))
+    """A planted fault: the executor plans Gemm and MatMul through BLAS (fast mode) when asked
+    for exact; comparing with the reference kernels catches it on the MLPs."""
+    real = executor.plan
+    monkeypatch.setattr(executor, "plan", lambda loaded, mode: real(loaded, "fast"))
     assert sum(reference_mismatches(m, inputs(m)) for _, m in MODELS) > 0
 
 

@@ -48,15 +48,20 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
 
 def _progress(verbosity: int):
     """Per-node progress on stderr: every node with -v, else about one line a second once a run
-    takes longer than that (a model with many nodes)."""
+    takes longer than that (a model with many nodes); and inside a long node's bound check
+    (--compare), a line at each tenth of it (``percent``), whatever the time."""
     last = [time.perf_counter()]
 
-    def show(i, n, node, seconds):
+    def show(i, n, node, seconds, percent=None):
         now = time.perf_counter()
-        if verbosity > 0 or now - last[0] >= 1.0:
+        what = "node" if seconds is not None else "onnxruntime check of node"   # None: comparison.py
+        where = f"{what} {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)}"
+        if percent is not None:
             last[0] = now
-            what = "node" if seconds is not None else "onnxruntime check of node"   # None: comparison.py
-            write(sys.stderr, f"{PROG}: {what} {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)}\n")
+            write(sys.stderr, f"{PROG}: {where}: bound checked for {percent}%\n")
+        elif verbosity > 0 or now - last[0] >= 1.0:
+            last[0] = now
+            write(sys.stderr, f"{PROG}: {where}\n")
     return show if verbosity >= 0 else None
 
 
@@ -93,7 +98,8 @@ def _given_files(inputs: list[str]):
 @fpenv.guarded
 def _cmd_run(args: argparse.Namespace) -> int:
     from . import io
-    from .executor import RunError, load, run_graph
+    from .executor import RunError
+    from .session import Session
     if args.output_dir:
         parent = os.path.dirname(os.path.abspath(args.output_dir))
         if os.path.exists(args.output_dir) and not os.path.isdir(args.output_dir):
@@ -105,7 +111,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return 2
     result = None
     try:
-        loaded = load(args.model)
+        session = Session(args.model, args.mode)      # validated and planned once
+        loaded = session.loaded
         if args.output_dir:   # before the run: no file of -o DIR may be an input
             why = clash(_planned(args, loaded, io),
                         chain(model_inputs(args.model), _given_files(args.inputs), config_input(args)))
@@ -116,13 +123,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.compare:
             from .comparison import CompareError, compare
             try:
-                result = compare(loaded.model, feeds, args.mode, _progress(args.verbosity))
+                result = compare(session, feeds, args.mode, _progress(args.verbosity))
             except CompareError as exc:
                 error(PROG, str(exc))
                 return 2
             outputs = result.sonnx_outputs
         else:
-            outputs = run_graph(loaded, feeds, args.mode, _progress(args.verbosity))
+            outputs = session.evaluate(feeds, _progress(args.verbosity))
     except RunError as exc:
         for f in exc.findings:
             where = f" ({f.location})" if f.location != "model" else ""
