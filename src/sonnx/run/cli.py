@@ -1,4 +1,4 @@
-"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [-o DIR] [--compare onnxruntime]`.
+"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [-o DIR [--hex]] [--compare onnxruntime]`.
 
 Exit 0: the model ran (and with --compare, onnxruntime is within the profile's bounds on every
 node); 1: --compare found a node outside its bound or could not compare one; 2: the model does
@@ -38,8 +38,11 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="exact (default): bit-exact reference results; fast: Gemm/MatMul through BLAS "
                         "within GEMM-R7's bound")
     p.add_argument("-o", "--output-dir", metavar="DIR",
-                   help="write NAME.npy, NAME.hex per output and run.json into DIR (created; its "
-                        "parent must exist)")
+                   help="write NAME.npy per output and run.json into DIR (created; its parent must "
+                        "exist)")
+    p.add_argument("--hex", action="store_true",
+                   help="with -o: also write NAME.hex per output, hex-float text (one value per line, "
+                        "every bit but a NaN's payload; slower and larger than .npy)")
     p.add_argument("--compare", choices=("onnxruntime",), default=None,
                    help="also run onnxruntime and check it node by node against the profile's bounds")
     p.set_defaults(func=_cmd_run)
@@ -76,7 +79,8 @@ def _file_sha256(path: str) -> str | None:
 def _planned(args: argparse.Namespace, loaded, io) -> list[tuple[str, str]]:
     """Every file the run will write into -o DIR, named for the error message."""
     files = []
-    for name, paths in io.output_files(args.output_dir, [o.name for o in loaded.model.graph.output]).items():
+    for name, paths in io.output_files(args.output_dir, [o.name for o in loaded.model.graph.output],
+                                       args.hex).items():
         files += [(f"the file of output {neutral(name)}", p) for p in paths]
     files.append(("the run summary", os.path.join(args.output_dir, io.RUN_JSON)))
     if args.compare:
@@ -100,6 +104,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from . import io
     from .executor import RunError
     from .session import Session
+    if args.hex and not args.output_dir:
+        error(PROG, "--hex names the format of the files of -o DIR; give -o DIR too")
+        return 2
     if args.output_dir:
         parent = os.path.dirname(os.path.abspath(args.output_dir))
         if os.path.exists(args.output_dir) and not os.path.isdir(args.output_dir):
@@ -144,7 +151,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                "inputs": io.describe(feeds), "outputs": io.describe(outputs)}
     if args.output_dir:
         try:
-            written = io.write_outputs(args.output_dir, outputs, summary)
+            written = io.write_outputs(args.output_dir, outputs, summary, args.hex)
             if result is not None:
                 written.append(os.path.join(args.output_dir, io.COMPARE_JSON))
                 with replacing(written[-1], "w", encoding="utf-8") as fh:
