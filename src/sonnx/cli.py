@@ -7,10 +7,12 @@ import argparse
 import json
 import sys
 import textwrap
+import warnings
 from importlib import resources
 from pathlib import Path
 
 from . import __version__, colour, config, requirements
+from .errors import SlowKernelWarning
 from .output import config_input, error, to_file, write
 from .output_files import clash
 
@@ -85,7 +87,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _notes_as_one_line(show):
+    """warnings.showwarning that prints a SlowKernelWarning as its message alone, one line on
+    stderr (it says what to install), and any other warning as ``show`` does."""
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, SlowKernelWarning):
+            write(sys.stderr, f"{message}\n")
+        else:
+            show(message, category, filename, lineno, file, line)
+    return showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
+    with warnings.catch_warnings():      # restores showwarning when the command is done
+        warnings.showwarning = _notes_as_one_line(warnings.showwarning)
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         path, tables = (None, {t: {} for t in config.SCHEMA}) if args.isolated else config.settings(Path.cwd())
