@@ -147,3 +147,12 @@ def test_bad_mode_and_unknown_output_are_refused():
 
 def test_session_is_exported_lazily():
     assert sonnx.Session is Session
+
+
+def test_every_profile_operator_has_a_result_shape_rule():
+    """The planner knows each registry operator's result shape (a new operator without a rule
+    would be refused at planning, never run with a guessed shape)."""
+    from sonnx.ops.registry import operators
+    assert set(operators()) <= set(executor.SAME_SHAPE) | {"Gemm", "MatMul"}
+    with pytest.raises(NotImplementedError, match="no result-shape rule for Conv"):
+        executor._result_signature("Conv", [np.zeros((1, 1))], {})

@@ -401,9 +401,11 @@ def _exact_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: fl
     if alpha != 1.0:                        # 1 * s == s exactly: the multiply is skipped
         np.multiply(acc.type(alpha), s, out=s)
     if c is not None:
-        cb = c.astype(acc)                  # exact widening (float16/bfloat16 -> float32)
-        if beta != 1.0:
+        if beta != 1.0:                     # a copy, scaled in place
+            cb = c.astype(acc)              # exact widening (float16/bfloat16 -> float32)
             np.multiply(acc.type(beta), cb, out=cb)
+        else:                               # only read: no copy when C is already in acc
+            cb = c.astype(acc, copy=False)
         np.add(s, cb, out=s)
     return s
 

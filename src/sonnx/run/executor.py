@@ -132,10 +132,14 @@ class Step:
     output: str
 
 
+SAME_SHAPE = ("Mul", "Add", "Sub", "Relu")      # result shaped as the first operand (no broadcast)
+
+
 def _result_signature(op_type: str, args: list[np.ndarray], kwargs: dict) -> tuple[tuple[int, ...], np.dtype]:
     """The shape and element type of a node's result, from its operands (already accepted by
-    the operator's checks): Gemm and MatMul (M, N) (GEMM-R1, MATMUL-R1), the others the shape of
-    their first operand (no broadcast in the profile); always the operands' element type."""
+    the operator's checks): Gemm and MatMul (M, N) (GEMM-R1, MATMUL-R1), the element-wise
+    operators and Relu the shape of their operands; always the operands' element type. An
+    operator without a rule here is refused (a new operator must say its result's shape)."""
     a = args[0]
     if op_type == "Gemm":
         m = a.shape[1] if kwargs.get("trans_a") else a.shape[0]
@@ -143,7 +147,9 @@ def _result_signature(op_type: str, args: list[np.ndarray], kwargs: dict) -> tup
         return (m, n), a.dtype
     if op_type == "MatMul":
         return (a.shape[0], args[1].shape[1]), a.dtype
-    return a.shape, a.dtype
+    if op_type in SAME_SHAPE:
+        return a.shape, a.dtype
+    raise NotImplementedError(f"sonnx.run.executor has no result-shape rule for {op_type}")
 
 
 def _placeholder(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -170,9 +176,9 @@ def plan(loaded: Loaded, mode: str) -> list[Step]:
         args = [like[name] for name in inputs]
         try:
             kernel = op.bind(*args, **kwargs, opset=loaded.opset)
+            shape, dtype = _result_signature(node.op_type, args, kwargs)
         except Exception as exc:   # a conformant model's node never fails: say which one did
             raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
-        shape, dtype = _result_signature(node.op_type, args, kwargs)
         like[node.output[0]] = _placeholder(shape, dtype)
         steps.append(Step(node, kernel, inputs, node.output[0]))
     return steps
