@@ -14,13 +14,19 @@ from sonnx.validate import openvino, validate
 from sonnx.validate.formats import FORMATS
 
 from . import models as M
+from . import openvino_oracle as oracle
 from .openvino_ir import binary, layer, net, parameter, unary
 from .test_formats import SARIF_SCHEMA, check
 
 
 def judge(tmp_path, data: bytes, name: str = "model.xml"):
+    """sonnx's report on the IR; where openvino is installed, OpenVINO reads the same file and
+    the tensors sonnx computes must be the ones OpenVINO computes, layer by layer (the
+    differential oracle of test_openvino_oracle.py, on every IR file these tests write)."""
     path = tmp_path / name
     path.write_bytes(data)
+    if oracle.AVAILABLE:
+        oracle.compare(data)
     return validate(path)
 
 

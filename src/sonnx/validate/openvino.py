@@ -291,7 +291,7 @@ def parse(data: bytes, shown: str) -> tuple[int, list[Layer], list[tuple[int, in
     return int(version), layers, edges
 
 
-def _connect(layers: list[Layer], edges, shown: str) -> tuple[dict[tuple[int, int], tuple[int, int]], list[Layer]]:
+def connect(layers: list[Layer], edges, shown: str) -> tuple[dict[tuple[int, int], tuple[int, int]], list[Layer]]:
     """((to-layer, to-port) -> (from-layer, from-port), the layers in an order where each comes
     after those feeding it). Every input port has exactly one edge, from an existing output
     port; the graph has no cycle."""
@@ -516,7 +516,7 @@ def validate_ir(path: str | os.PathLike) -> Report:
         report.timings["load"] = time.perf_counter() - t
         t = time.perf_counter()
         _version, layers, edges = parse(data, shown)
-        feeds, order = _connect(layers, edges, shown)
+        feeds, order = connect(layers, edges, shown)
         report.findings = check(layers, feeds, order, shown)
     except reader.Unreadable as exc:
         report.error = str(exc)
