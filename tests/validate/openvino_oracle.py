@@ -79,25 +79,32 @@ def _as_tensor(value: openvino.Value) -> Tensor:
 
 
 def sonnx_reading(data: bytes) -> dict[str, tuple[list[Tensor], list[Tensor]]] | str:
-    """Per layer name, the inputs and outputs sonnx computes (only where it computes them: the
-    outputs of Parameters, Consts and profile layers OpenVINO can build; a Result's output is its
-    input, as in OpenVINO); the read error when sonnx refuses the file."""
+    """Per layer name, the inputs and outputs sonnx computes, where it computes them from
+    computed inputs: Parameters, Consts, and profile layers OpenVINO can build (not behind a
+    layer outside the profile, whose output sonnx takes as its port declares; PROF-R1 refuses
+    it); a Result's output is its input, as in OpenVINO. The read error when sonnx refuses the
+    file."""
+    computed: dict[str, tuple[list[Tensor], list[Tensor]]] = {}
+    from_inputs: set[tuple[int, int]] = set()    # output ports whose tensor sonnx computed
     try:
         _v, layers, edges = openvino.parse(data, "ir")
         feeds, order = openvino.connect(layers, edges, "ir")
-        computed: dict[str, tuple[list[Tensor], list[Tensor]]] = {}
 
         def seen(layer, operands, out):
-            if out is not None:
+            if out is not None and all(feeds[(layer.id, p.id)] in from_inputs for p in layer.inputs):
                 computed[layer.name] = ([_as_tensor(v) for v in operands], [_as_tensor(out)])
+                from_inputs.add((layer.id, layer.outputs[0].id))
 
+        for layer in layers:
+            if layer.type in ("Parameter", "Const") and layer.outputs:
+                from_inputs.add((layer.id, layer.outputs[0].id))
         values = openvino.infer(layers, feeds, order, "ir", seen)
     except openvino.MalformedIR as exc:
         return str(exc)
     for layer in layers:
         if layer.type in ("Parameter", "Const"):
             computed[layer.name] = ([], [_as_tensor(values[(layer.id, layer.outputs[0].id)])])
-        elif layer.type == "Result":
+        elif layer.type == "Result" and feeds[(layer.id, layer.inputs[0].id)] in from_inputs:
             src = _as_tensor(values[feeds[(layer.id, layer.inputs[0].id)]])
             computed[layer.name] = ([src], [src])
     names = [layer.name for layer in layers]

@@ -274,15 +274,16 @@ def parse(data: bytes, shown: str) -> tuple[int, list[Layer], list[tuple[int, in
         if lid in ids:
             raise MalformedIR(f"{shown}: two layers have the id {lid}")
         ids.add(lid)
-        name, kind = el.get("name") or "", el.get("type")
-        if kind is None:
-            raise MalformedIR(f"{shown}: layer {lid} has no type")
+        name, kind = el.get("name"), el.get("type")
+        for key, value in (("type", kind), ("name", name), ("version", el.get("version"))):
+            if value is None:      # each is mandatory to OpenVINO's reader
+                raise MalformedIR(f"{shown}: layer {lid} has no {key}")
         where = f"{shown}: layer {lid} '{text.neutral(name)}' ({text.neutral(kind)})"
         data_els = el.findall("data")
         if len(data_els) > 1:   # OpenVINO reads the first and ignores the others
             raise MalformedIR(f"{where} has {len(data_els)} <data> sections")
         data = dict(data_els[0].attrib) if data_els else {}
-        layers.append(Layer(lid, name, kind, el.get("version") or "", data,
+        layers.append(Layer(lid, name, kind, el.get("version"), data,
                             _ports(el, "input", where), _ports(el, "output", where)))
     edges = []
     for e in sections["edges"][0].findall("edge"):
