@@ -13,6 +13,7 @@ import pytest
 from sonnx.validate import validate
 
 from . import openvino_oracle as oracle
+from .openvino_ir import binary, layer, net, unary
 
 if not oracle.AVAILABLE:
     pytest.skip("openvino (dev extra) is not installed: the oracle cannot run", allow_module_level=True)
@@ -74,3 +75,30 @@ def test_matmul_chains_openvino_writes(tmp_path, a, b, ta, tb, etype):
     r = validate(tmp_path / "m.xml")
     why = oracle.must_not_conform(theirs)
     assert r.conforms == (why is None), (why, r.findings)
+
+
+VERSIONED = {"Multiply": lambda v: binary("Multiply", [2], [2], version=v),
+             "Add": lambda v: binary("Add", [2], [2], version=v),
+             "Subtract": lambda v: binary("Subtract", [2], [2], version=v),
+             "MatMul": lambda v: binary("MatMul", [2, 2], [2, 2], version=v),
+             "ReLU": lambda v: unary("ReLU", [2]).replace(b'type="ReLU" version="opset1"',
+                                                          f'type="ReLU" version="{v}"'.encode()),
+             "Parameter": lambda v: unary("ReLU", [2]).replace(b'type="Parameter" version="opset1"',
+                                                               f'type="Parameter" version="{v}"'.encode()),
+             "Result": lambda v: unary("ReLU", [2]).replace(b'type="Result" version="opset1"',
+                                                            f'type="Result" version="{v}"'.encode()),
+             "Const": lambda v: net([layer(0, "Const", data={"element_type": "f32", "shape": "2", "offset": 0,
+                                                             "size": 8}, outputs=[[2]], version=v),
+                                     layer(1, "Result", inputs=[[2]])], [(0, 0, 1, 0)])}
+
+
+@pytest.mark.req("PROF-R1")
+@pytest.mark.parametrize("kind", sorted(VERSIONED))
+def test_layer_versions_are_those_openvino_reads(tmp_path, kind):
+    """A layer of opsetN conforms exactly where OpenVINO's reader knows the layer in opsetN
+    (OpenVINO 2026.4's opset17 holds Parameter but no Multiply, Const or Result)."""
+    for n in range(1, 20):
+        data = VERSIONED[kind](f"opset{n}")
+        (tmp_path / "m.xml").write_bytes(data)
+        refused = oracle.openvino_reading(data).refused is not None
+        assert validate(tmp_path / "m.xml").conforms == (not refused), (kind, n)
