@@ -396,7 +396,10 @@ def _source(layer: Layer, shown: str) -> Value:
             raise MalformedIR(f"{where} holds {etype} values, whose layout is in the weights file "
                               "(never read by sonnx); no profile operator takes them")
         size = _int(layer.data.get("size"), f"{where}: its size")
-        _int(layer.data.get("offset"), f"{where}: its offset")
+        offset = _int(layer.data.get("offset"), f"{where}: its offset")
+        if size < 0 or offset < 0:    # OpenVINO reads both as unsigned 64-bit integers
+            raise MalformedIR(f"{where} has offset={offset} and size={size}; a byte count is "
+                              "not negative")
         count = 1
         for d in dims:
             count *= d
@@ -459,7 +462,7 @@ def infer(layers: list[Layer], feeds, order: list[Layer], shown: str,
     for layer in order:
         _structure(layer, shown)
         operands = []
-        for i, p in enumerate(layer.inputs):
+        for p in layer.inputs:
             fl, fp = feeds[(layer.id, p.id)]
             value = values[(fl, fp)]
             _agrees(p, value, f"{layer.where}: input port {p.id}",
