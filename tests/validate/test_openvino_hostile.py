@@ -9,7 +9,8 @@ shapes) judged by sonnx with OpenVINO's own reader as the oracle. For every file
   "conforms";
 - where both read the file, sonnx computes the tensors OpenVINO computes, layer by layer.
 
-CASES files run in the test (deterministic seed); SONNX_HOSTILE_IR_CASES=N runs N instead (the
+CASES files run in the test (deterministic seed SEED); SONNX_HOSTILE_IR_CASES=N and
+SONNX_HOSTILE_IR_SEED=S run N files from seed S instead (the
 figures of a bigger run are printed with -s).
 """
 from __future__ import annotations
@@ -31,8 +32,8 @@ from .test_fuzz import judge
 if not oracle.AVAILABLE:
     pytest.skip("openvino (dev extra) is not installed: the oracle cannot run", allow_module_level=True)
 
-CASES = int(os.environ.get("SONNX_HOSTILE_IR_CASES", "600"))
-SEED = 20261127
+CASES = int(os.environ.get("SONNX_HOSTILE_IR_CASES", "1500"))
+SEED = int(os.environ.get("SONNX_HOSTILE_IR_SEED", "20261127"))
 CLI_EVERY = 150
 
 
@@ -76,3 +77,30 @@ def test_hostile_ir_against_openvino(tmp_path, capsys):
     # the edits reach every verdict of both readers
     assert counts["conforms"] and counts["violations"] and counts["unreadable"]
     assert counts["OpenVINO refuses"] and counts["OpenVINO reads, not conformant"]
+
+
+PLANT_CASES = 300
+
+
+@pytest.mark.req("PROF-R2", "MUL-R4", "ADD-R4")
+@pytest.mark.parametrize("plant", ["ports read as declared", "operands in id order",
+                                   "element_type stripped and defaulted"])
+def test_the_generator_catches_a_planted_fault(tmp_path, monkeypatch, plant):
+    """With a check planted away (the plants of test_openvino_as_read.py; "ports read as
+    declared" is sonnx's reading before issue 26), some of the first PLANT_CASES files break a
+    property: tensors that differ from OpenVINO's, or "conforms" where OpenVINO rules it out.
+    (Planting away only the port comparison breaks no property here: the rules judge the
+    computed tensors, so a lying port then gives a finding instead of exit 2;
+    test_openvino_as_read.py catches that plant.)"""
+    from .test_openvino_as_read import PLANTS
+    PLANTS[plant][0](monkeypatch)
+    path = tmp_path / "hostile.xml"
+    caught: collections.Counter = collections.Counter()
+    for edits, data in generate(PLANT_CASES, SEED):
+        path.write_bytes(data)
+        try:
+            verdict(path, data)
+        except AssertionError as exc:
+            caught["says conforms" if "sonnx says conforms" in str(exc) else "other tensors"] += 1
+    print(f"\n{plant}: of {PLANT_CASES} hostile files, caught: {dict(caught)}")
+    assert caught
