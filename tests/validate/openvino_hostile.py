@@ -3,7 +3,8 @@ and small networks of every profile layer) with one to three edits a hostile or 
 makes: ports that lie about dims or rank (alone, or together with every port the edge feeds, so
 the file agrees with itself and only the computation disagrees), element types and precisions
 that disagree, missing and odd attributes, spaces in types, odd dimensions, input ports out of
-id order, duplicate ids, dangling and duplicated edges, missing shapes, renamed layers.
+id order, duplicate ids, dangling and duplicated edges, missing shapes, renamed layers, other
+IR versions.
 
 test_openvino_hostile.py judges each file with sonnx and with OpenVINO's reader as the oracle.
 """
@@ -259,9 +260,13 @@ def rename(root, rng):
         lay.set("version", rng.choice(VERSIONS))
 
 
+def net_version(root, rng):
+    root.set("version", rng.choice(("10", "11", "9", "12", " 11")))
+
+
 EDITS = (port_lie, consistent_lie, consistent_lie, retype, retype, precision, odd_attribute,
          missing_attribute, odd_dim, port_order, port_order, duplicate_id, edge_edit,
-         parameter_shape, rename)
+         parameter_shape, rename, net_version)
 
 
 def generate(count: int, seed: int) -> list[tuple[str, bytes]]:

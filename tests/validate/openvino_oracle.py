@@ -111,16 +111,27 @@ def sonnx_reading(data: bytes) -> dict[str, tuple[list[Tensor], list[Tensor]]] |
     return {k: v for k, v in computed.items() if names.count(k) == 1}
 
 
+def layer_types(data: bytes) -> dict[str, str]:
+    version, layers, _ = openvino.parse(data, "ir")
+    return {layer.name: layer.type + (" v10" if version == 10 else "") for layer in layers}
+
+
 def compare(data: bytes) -> tuple[Reading, dict | str, int]:
     """(OpenVINO's reading, sonnx's, the number of layers compared); AssertionError where both
     read the file and a layer's tensors differ."""
     theirs = openvino_reading(data)
     ours = sonnx_reading(data)
+    kinds = layer_types(data) if not isinstance(ours, str) else {}
     compared = 0
     if theirs.refused is None and not isinstance(ours, str):
         for name, (ins, outs) in ours.items():
-            if name not in theirs.ops or name in theirs.duplicates:
-                continue     # OpenVINO dropped a layer no Result needs, or two share a name
+            kind, _, v10 = kinds[name].partition(" ")
+            if name not in theirs.ops or name in theirs.duplicates or \
+                    OV_TYPES.get(theirs.ops[name][0]) != kind:
+                continue     # OpenVINO dropped a layer no Result needs, two share a name, or
+                # OpenVINO gave the name to an operation it inserted (IR v10's Convert)
+            if v10 and kind in ("Parameter", "Result") and outs[0][1] not in openvino.V10_UNCAST:
+                continue     # IR v10's legacy precision there: PROF-R1
             _, their_ins, their_outs = theirs.ops[name]
             assert (ins, outs) == (their_ins, their_outs), (
                 f"layer {name!r}: sonnx computes {ins} -> {outs}, OpenVINO {their_ins} -> {their_outs}")

@@ -102,3 +102,19 @@ def test_layer_versions_are_those_openvino_reads(tmp_path, kind):
         (tmp_path / "m.xml").write_bytes(data)
         refused = oracle.openvino_reading(data).refused is not None
         assert validate(tmp_path / "m.xml").conforms == (not refused), (kind, n)
+
+
+@pytest.mark.req("PROF-R1")
+@pytest.mark.parametrize("etype", ["f32", "f16", "bf16", "f64", "i8", "i16", "i32", "i64", "u8", "u16",
+                                   "u32", "u64"])
+def test_ir_v10_is_refused_where_openvino_adds_a_cast(tmp_path, etype):
+    """IR version 10: sonnx's PROF-R1 on a Parameter or Result stands exactly where OpenVINO's
+    reader inserts a Convert at the model's boundary (its legacy precisions)."""
+    data = unary("ReLU", [2], etype=etype).replace(b'version="11"', b'version="10"', 1)
+    (tmp_path / "m.xml").write_bytes(data)
+    theirs = oracle.openvino_reading(data)
+    casts = sum(kind == "Convert" for kind, _, _ in theirs.ops.values())
+    r = validate(tmp_path / "m.xml")
+    legacy = [f for f in r.findings if "IR version 10" in f.message]
+    assert bool(legacy) == bool(casts), (casts, r.findings)
+    oracle.compare(data)

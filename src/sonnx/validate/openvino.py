@@ -55,6 +55,11 @@ def known_version(layer_type: str, version: str) -> bool:
 # versions are in force up to opset 28). spec/openvino.md.
 IR_OPSET = 14
 MAX_XML_BYTES = 1 << 30   # an IR's XML holds no weights; 1 GiB is far above any real network
+# IR version 10 is read by OpenVINO with the legacy precisions: it puts a Convert behind an f16
+# Parameter and before a Result of any type but f32 and i32 (measured with 2026.4.1), casts the
+# XML does not show. A v10 file whose inputs and outputs are all of these types is read as
+# written (tests/validate/test_openvino_oracle.py); any other is refused by PROF-R1.
+V10_UNCAST = frozenset({"f32", "i32"})
 
 # OpenVINO's element types: the name a Parameter's or Const's `element_type` must spell exactly
 # (OpenVINO refuses " f32 " or "FP32" there) -> (the port `precision` spelling OpenVINO's
@@ -490,7 +495,17 @@ def infer(layers: list[Layer], feeds, order: list[Layer], shown: str,
     return values
 
 
-def check(layers: list[Layer], feeds, order: list[Layer], shown: str) -> list[Finding]:
+def _legacy_cast(layer: Layer, value: Value) -> list[Finding]:
+    """PROF-R1 on a Parameter or Result of an IR v10 that OpenVINO reads with a cast (above)."""
+    if layer.type not in ("Parameter", "Result") or value.type in V10_UNCAST:
+        return []
+    return [_finding("PROF-R1", f"IR version 10 with a {layer.type} of element type {value.type}: "
+                     "OpenVINO reads it with its legacy precisions and inserts a Convert (a cast) "
+                     "there; re-save the model as IR version 11 with openvino.save_model", layer)]
+
+
+def check(layers: list[Layer], feeds, order: list[Layer], shown: str, ir_version: int = 11
+          ) -> list[Finding]:
     """Every finding of the profile on a connected IR, layer by layer in file order."""
     registry = operators()
     memo = rules.OperatorRules()
@@ -512,6 +527,12 @@ def check(layers: list[Layer], feeds, order: list[Layer], shown: str) -> list[Fi
     found: list[Finding] = []
     for layer in layers:
         found.extend(_admission(layer, registry))
+        if ir_version == 10:
+            port = layer.outputs[0] if layer.type == "Parameter" else None
+            key = (layer.id, port.id) if port else (
+                feeds[(layer.id, layer.inputs[0].id)] if layer.type == "Result" else None)
+            if key is not None:
+                found.extend(_legacy_cast(layer, values[key]))
         for p in layer.outputs:
             name = p.names or f"{layer.name}:{p.id}"
             for v in shape_violations(values[(layer.id, p.id)].shape, f"output port {p.id}"):
@@ -529,9 +550,9 @@ def validate_ir(path: str | os.PathLike) -> Report:
         data = reader.read_bytes(path, kind="an OpenVINO IR", limit=MAX_XML_BYTES)
         report.timings["load"] = time.perf_counter() - t
         t = time.perf_counter()
-        _version, layers, edges = parse(data, shown)
+        version, layers, edges = parse(data, shown)
         feeds, order = connect(layers, edges, shown)
-        report.findings = check(layers, feeds, order, shown)
+        report.findings = check(layers, feeds, order, shown, version)
     except reader.Unreadable as exc:
         report.error = str(exc)
         report.findings = []
