@@ -117,6 +117,11 @@ CASES = {
     "IR v10 with f16 input and output": (unary("ReLU", [2], etype="f16").replace(b'version="11"', b'version="10"', 1),
                                          ["PROF-R1", "PROF-R1"]),
     "IR v10 with f32 input and output": (unary("ReLU", [2]).replace(b'version="11"', b'version="10"', 1), []),
+    # OpenVINO parses a Parameter's offset and size when it has both
+    "Parameter with size='x'": (unary("ReLU", [2]).replace(b'element_type="f32"', b'element_type="f32" offset="0" size="x"'),
+                                "its size is 'x', not an integer"),
+    "Const with offset -4": (const_net(const(0, [2, 3]).replace('offset="0"', 'offset="-4"')),
+                             "has offset=-4; a byte count is not negative"),
     "string Const": (const_net(const(0, [2, 3], "string", "STRING", size=8)), "holds string values"),
 }
 

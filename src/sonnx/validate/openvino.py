@@ -393,6 +393,10 @@ def _source(layer: Layer, shown: str) -> Value:
                                                      if layer.type == "Parameter" else ""))
     written = written.strip()
     dims = tuple(_dim(d, f"{where}: its shape") for d in written.split(",")) if written else ()
+    for key in ("offset", "size"):
+        # OpenVINO reads both as unsigned 64-bit integers where a Parameter has them too
+        if key in layer.data and _int(layer.data[key], f"{where}: its {key}") < 0:
+            raise MalformedIR(f"{where} has {key}={layer.data[key].strip()}; a byte count is not negative")
     if layer.type == "Const":
         if not all(isinstance(d, int) for d in dims):
             raise MalformedIR(f"{where} has the shape {_shape(dims)}; a Const's shape is static")
@@ -401,10 +405,7 @@ def _source(layer: Layer, shown: str) -> Value:
             raise MalformedIR(f"{where} holds {etype} values, whose layout is in the weights file "
                               "(never read by sonnx); no profile operator takes them")
         size = _int(layer.data.get("size"), f"{where}: its size")
-        offset = _int(layer.data.get("offset"), f"{where}: its offset")
-        if size < 0 or offset < 0:    # OpenVINO reads both as unsigned 64-bit integers
-            raise MalformedIR(f"{where} has offset={offset} and size={size}; a byte count is "
-                              "not negative")
+        _int(layer.data.get("offset"), f"{where}: its offset")
         count = 1
         for d in dims:
             count *= d
@@ -497,7 +498,7 @@ def infer(layers: list[Layer], feeds, order: list[Layer], shown: str,
 
 def _legacy_cast(layer: Layer, value: Value) -> list[Finding]:
     """PROF-R1 on a Parameter or Result of an IR v10 that OpenVINO reads with a cast (above)."""
-    if layer.type not in ("Parameter", "Result") or value.type in V10_UNCAST:
+    if value.type in V10_UNCAST:
         return []
     return [_finding("PROF-R1", f"IR version 10 with a {layer.type} of element type {value.type}: "
                      "OpenVINO reads it with its legacy precisions and inserts a Convert (a cast) "
@@ -527,12 +528,10 @@ def check(layers: list[Layer], feeds, order: list[Layer], shown: str, ir_version
     found: list[Finding] = []
     for layer in layers:
         found.extend(_admission(layer, registry))
-        if ir_version == 10:
-            port = layer.outputs[0] if layer.type == "Parameter" else None
-            key = (layer.id, port.id) if port else (
-                feeds[(layer.id, layer.inputs[0].id)] if layer.type == "Result" else None)
-            if key is not None:
-                found.extend(_legacy_cast(layer, values[key]))
+        if ir_version == 10 and layer.type == "Parameter":
+            found.extend(_legacy_cast(layer, values[(layer.id, layer.outputs[0].id)]))
+        elif ir_version == 10 and layer.type == "Result":
+            found.extend(_legacy_cast(layer, values[feeds[(layer.id, layer.inputs[0].id)]]))
         for p in layer.outputs:
             name = p.names or f"{layer.name}:{p.id}"
             for v in shape_violations(values[(layer.id, p.id)].shape, f"output port {p.id}"):
