@@ -48,8 +48,7 @@ def verdict(path, data: bytes) -> tuple[str, int, str | None]:
     return report.status, compared, why if theirs.refused is None else "refused"
 
 
-@pytest.mark.req("PROF-R1", "PROF-R2", "MUL-R3", "MUL-R4", "ADD-R3", "ADD-R4", "SUB-R3", "SUB-R4",
-                 "MATMUL-R1", "MATMUL-R3", "RELU-R2")
+@pytest.mark.req("PROF-R1", "PROF-R2", "MUL-R3", "MUL-R4", "ADD-R3", "ADD-R4", "SUB-R3", "SUB-R4", "MATMUL-R1", "MATMUL-R3", "RELU-R2")
 def test_hostile_ir_against_openvino(tmp_path, capsys):
     path = tmp_path / "hostile.xml"
     started = time.perf_counter()
