@@ -27,19 +27,48 @@ class InputError(ValueError):
     """An input file that cannot be used; the message is one line saying what to do."""
 
 
+def describe_dtype(dtype) -> str:
+    """What an array of ``dtype`` holds, in words, for messages: a profile type by its ONNX name
+    (numpy's added where it differs), anything else by what numpy stores in it. The one place
+    that names a dtype in an input message, so no kind (a void, a record) is named as another."""
+    dt = np.dtype(dtype)
+    if dt.fields is not None:
+        fields = ", ".join(f"{n}: {describe_dtype(dt.fields[n][0])}" for n in dt.names)
+        return f"structured records of {dt.itemsize} bytes ({fields})"
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        return f"sub-arrays of shape {shape} of {describe_dtype(base)}"
+    if dt.type is np.void:              # ml_dtypes' types are kind 'V' too, but not np.void
+        how = ", as numpy.save stores ml_dtypes.bfloat16" if dt.itemsize == 2 else ""
+        return f"raw {dt.itemsize}-byte values (numpy void {dt.str}{how})"
+    words = {"O": "Python objects", "U": "text strings", "S": "byte strings", "M": "dates and times",
+             "m": "time differences", "c": "complex numbers", "b": "booleans"}.get(dt.kind)
+    if words:
+        return f"{words} (numpy {dt.str})"
+    name, native = dtypes.name_of(dt), dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
+    return name if name == native.name else f"{name} (numpy {native.name})"
+
+
+def _is_raw_2_bytes(dt: np.dtype) -> bool:
+    """Plain 2-byte void ('|V2'): what numpy.save writes for an ml_dtypes.bfloat16 array (a
+    2-byte record or sub-array is something else)."""
+    return dt.type is np.void and dt.itemsize == 2 and dt.fields is None and dt.subdtype is None
+
+
 def _typed(array: np.ndarray, spec: InputSpec, where: str) -> np.ndarray:
     """``array`` as the input ``spec`` declares it, or InputError (no cast, no broadcast)."""
     want = dtypes.numpy_dtype(spec.dtype)
     dt = array.dtype
-    if spec.dtype == "bfloat16" and dt == np.dtype("V2"):
+    if spec.dtype == "bfloat16" and _is_raw_2_bytes(dt):
         array = array.view(want)                      # numpy's storage of ml_dtypes.bfloat16
     elif dt.byteorder not in ("=", "|") and dt.newbyteorder("=") == want:
         array = array.astype(want)                    # the same values, in this machine's byte order
     elif dt != want:
-        got = "raw 2-byte values" if dt.kind == "V" else dtypes.name_of(dt)
-        hint = (f"numpy.asarray(x, dtype=numpy.{want.name}) if its values are exact in {spec.dtype}"
-                if spec.dtype != "bfloat16" else "an ml_dtypes.bfloat16 array saved with numpy.save, "
-                "or hex-float text")
+        got = describe_dtype(dt)
+        numbers = dt.kind in "biuf" or dtypes.name_of(dt) in dtypes.NUMERIC_TYPES   # asarray is a cast
+        hint = ("an ml_dtypes.bfloat16 array saved with numpy.save, or hex-float text" if spec.dtype == "bfloat16"
+                else f"numpy.asarray(x, dtype=numpy.{want.name}) if its values are exact in {spec.dtype}"
+                if numbers else f"a numpy.{want.name} array of its values")
         raise InputError(f"{where}: input {spec.name} is declared {spec.dtype}, the file holds {got}; "
                          f"sonnx never casts: save it as {spec.dtype} ({hint})")
     if array.shape != spec.shape:
@@ -79,12 +108,14 @@ def _npz(path: str) -> dict[str, np.ndarray]:
 
 def _text(path: str, spec: InputSpec) -> np.ndarray:
     try:
-        with open(path, encoding="utf-8-sig") as fh:      # a byte-order mark is not a value
-            lines = fh.read().splitlines()
+        # a byte-order mark is not a value; lines end at \n, \r\n or \r (open()'s universal
+        # newlines), never at the other characters str.splitlines() breaks at (\f, \v, U+2028...)
+        with open(path, encoding="utf-8-sig") as fh:
+            lines = fh.read().split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{shown_path(path)}: cannot read it as text "
                          f"({getattr(exc, 'strerror', None) or exc})") from None
-    while lines and not lines[-1].strip():
+    while lines and not lines[-1].strip(hexfloat.BLANKS):      # trailing blank lines are no values
         lines.pop()
     count = int(np.prod(spec.shape, dtype=np.int64))
     if len(lines) != count:
