@@ -54,6 +54,8 @@ LONG = {   # the 16th line of x -> the words of the reason
     "negative exponent out of range": ("0x1p-99999999", "not exactly a double (it would be rounded): its "
                                                         "exponent is out of range"),
     "one bit too many": ("0x1.fffffffffffff8p+0", "its 1 bits span 54 binary places, a double holds 53"),
+    "a bit below the smallest subnormal": ("0x1.8p-1074", "it has a 1 bit at 2^-1075, a double none below 2^-1074"),
+    "a subnormal with a bit too low": ("0x0.00000000000018p-1022", "it has a 1 bit at 2^-1075"),
 }
 
 
@@ -135,13 +137,29 @@ PARTS = {"sign": (["", "", "+", "-"], ["+-", "--", "\u2212"]),
 
 
 @st.composite
+def near_the_ends(draw):
+    """A hex float k * 2^e whose highest or lowest 1 bit lies within 2 places of an end of a
+    double's range (2^1023, 2^-1022, 2^-1074) or of 1, with 1 to 60 significant bits."""
+    width = draw(st.integers(1, 60))
+    k = draw(st.integers(2 ** (width - 1), 2**width - 1)) | 1          # odd: its lowest 1 bit is 2^e
+    end, d = draw(st.sampled_from([1023, -1022, -1074, 0])), draw(st.integers(-2, 2))
+    e = end + d - (width - 1) if draw(st.booleans()) else end + d       # the highest bit, or the lowest
+    sign = draw(st.sampled_from(["", "-"]))
+    return sign, "0x", f"{k:x}", False, "", "p", "-" if e < 0 else "+", str(abs(e)), ""
+
+
+@st.composite
 def hex_lines(draw):
-    """A hex float, well formed but for one part in about half the lines."""
+    """A hex float, well formed but for one part in about half the lines, or one near the ends."""
+    if draw(st.booleans()):
+        return draw(near_the_ends())
     hostile = draw(st.sampled_from([None] * 6 + ["sign", "prefix", "p", "esign", "junk", "digits"]))
     part = {k: draw(st.sampled_from(bad if k == hostile else good)) for k, (good, bad) in PARTS.items()}
-    whole, frac = draw(digits(HEX_DIGITS)), draw(digits(HEX_DIGITS))
+    whole = draw(st.one_of(st.just("1"), digits(HEX_DIGITS)))
+    frac = draw(st.one_of(st.text(HEX_DIGITS, min_size=12, max_size=14), digits(HEX_DIGITS)))  # ~ 53 bits
     point = draw(st.booleans())
-    exp = draw(st.one_of(digits("0123456789"), st.integers(0, 1200).map(str)))
+    exp = draw(st.one_of(digits("0123456789"), st.integers(0, 1200).map(str),
+                         st.integers(1015, 1080).map(str)))       # near the ends of a double's range
     if hostile == "digits":                      # no mantissa digit, or an exponent without digits
         whole, frac, exp, part["p"] = draw(st.sampled_from([("", "", exp, part["p"]), (whole, frac, "", "p")]))
     elif hostile is None:                        # the parts agree: a mantissa digit, an exponent's digits
