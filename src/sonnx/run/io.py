@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import zipfile
 
 import numpy as np
 
@@ -55,15 +56,13 @@ def _is_raw_2_bytes(dt: np.dtype) -> bool:
     return dt.type is np.void and dt.itemsize == 2 and dt.fields is None and dt.subdtype is None
 
 
-def _typed(array: np.ndarray, spec: InputSpec, where: str) -> np.ndarray:
-    """``array`` as the input ``spec`` declares it, or InputError (no cast, no broadcast)."""
+def _check(dt: np.dtype, shape: tuple, spec: InputSpec, where: str) -> None:
+    """InputError unless an array of ``dt`` and ``shape`` is the input ``spec`` declares (no cast,
+    no broadcast): for an array, and for a .npy header before any of its data is read."""
     want = dtypes.numpy_dtype(spec.dtype)
-    dt = array.dtype
-    if spec.dtype == "bfloat16" and _is_raw_2_bytes(dt):
-        array = array.view(want)                      # numpy's storage of ml_dtypes.bfloat16
-    elif dt.byteorder not in ("=", "|") and dt.newbyteorder("=") == want:
-        array = array.astype(want)                    # the same values, in this machine's byte order
-    elif dt != want:
+    same = (dt == want or (spec.dtype == "bfloat16" and _is_raw_2_bytes(dt))   # numpy's bfloat16 storage
+            or (dt.byteorder not in ("=", "|") and dt.newbyteorder("=") == want))   # other byte order
+    if not same:
         got = describe_dtype(dt)
         numbers = dt.kind in "biuf" or dtypes.name_of(dt) in dtypes.NUMERIC_TYPES   # asarray is a cast
         hint = ("an ml_dtypes.bfloat16 array saved with numpy.save, or hex-float text" if spec.dtype == "bfloat16"
@@ -71,21 +70,60 @@ def _typed(array: np.ndarray, spec: InputSpec, where: str) -> np.ndarray:
                 if numbers else f"a numpy.{want.name} array of its values")
         raise InputError(f"{where}: input {spec.name} is declared {spec.dtype}, the file holds {got}; "
                          f"sonnx never casts: save it as {spec.dtype} ({hint})")
-    if array.shape != spec.shape:
-        raise InputError(f"{where}: input {spec.name} has shape {array.shape}, the model declares "
+    if shape != spec.shape:
+        raise InputError(f"{where}: input {spec.name} has shape {shape}, the model declares "
                          f"{spec.shape}; sonnx never broadcasts or reshapes: save it with shape {spec.shape}")
+
+
+def _typed(array: np.ndarray, spec: InputSpec, where: str) -> np.ndarray:
+    """``array`` as the input ``spec`` declares it, or InputError (no cast, no broadcast)."""
+    _check(array.dtype, array.shape, spec, where)
+    want = dtypes.numpy_dtype(spec.dtype)
+    if array.dtype != want:        # bfloat16 bits, or the same values in the other byte order
+        array = array.view(want) if _is_raw_2_bytes(array.dtype) else array.astype(want)
     return np.ascontiguousarray(array)
 
 
-def _npy(path: str) -> np.ndarray:
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")          # a zip with members, an empty zip
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _read_npy(fp, spec: InputSpec, where: str, what: str) -> np.ndarray:
+    """The array of the .npy stream ``fp``. Its header (at most numpy's 10,000 bytes, parsed
+    without evaluating code) is checked against ``spec`` first, so a header that declares another
+    type or shape, however large, allocates nothing; then exactly the declared bytes are read."""
     try:
-        array = np.load(path, allow_pickle=False)
+        version = np.lib.format.read_magic(fp)
+        if version not in _NPY_HEADERS:
+            raise ValueError(f"format version {version[0]}.{version[1]}; numpy.save writes 1.0 (2.0 for a "
+                             "header over 64 KiB)")
+        shape, fortran, dt = _NPY_HEADERS[version](fp)
     except Exception as exc:   # noqa: BLE001  a corrupt header raises anything numpy's parser meets
-        raise InputError(f"{shown_path(path)}: cannot read it as .npy ({_first_line(exc)})") from None
-    if not isinstance(array, np.ndarray):
-        array.close()
-        raise InputError(f"{shown_path(path)}: is a .npz archive, not a .npy file; rename it to .npz")
-    return array
+        raise InputError(f"{where}: cannot read it as {what} ({_first_line(exc)})") from None
+    _check(dt, shape, spec, where)
+    size = int(np.prod(shape, dtype=np.int64)) * dt.itemsize      # the model's shape: a sane size
+    data = fp.read(size + 1)
+    if len(data) != size:
+        raise InputError(f"{where}: cannot read it as {what} (its header declares {size} bytes of data, "
+                         f"it holds {'more' if len(data) > size else len(data)})")
+    return np.frombuffer(bytearray(data), dtype=dt).reshape(shape, order="F" if fortran else "C")
+
+
+def _magic(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(6)
+
+
+def _npy(path: str, spec: InputSpec) -> np.ndarray:
+    where = shown_path(path)
+    try:
+        if _magic(path).startswith(_ZIP_MAGIC):
+            raise InputError(f"{where}: is a .npz archive, not a .npy file; rename it to .npz")
+        with open(path, "rb") as fh:
+            return _read_npy(fh, spec, where, ".npy")
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read it as .npy ({exc.strerror or exc})") from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -93,17 +131,43 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
-def _npz(path: str) -> dict[str, np.ndarray]:
-    try:
-        archive = np.load(path, allow_pickle=False)
-        if not isinstance(archive, np.lib.npyio.NpzFile):     # numpy reads a .npy whatever its name
-            raise InputError(f"{shown_path(path)}: is a .npy file, not a .npz archive; rename it to .npy")
-        with archive:
-            return {k: archive[k] for k in archive.files}
-    except InputError:
-        raise
-    except Exception as exc:   # noqa: BLE001  zipfile and numpy raise many types on a corrupt archive
-        raise InputError(f"{shown_path(path)}: cannot read it as .npz ({_first_line(exc)})") from None
+class _Npz:
+    """A .npz archive read member by member, as numpy.load names them (a member 'x.npy' is the
+    array 'x'); only the members asked for are read, each through _read_npy."""
+
+    def __init__(self, path: str):
+        self.path, self.where = path, shown_path(path)
+        try:
+            if _magic(path) == _NPY_MAGIC:        # numpy.load reads a .npy whatever its name
+                raise InputError(f"{self.where}: is a .npy file, not a .npz archive; rename it to .npy")
+            self.zip = zipfile.ZipFile(path)
+        except InputError:
+            raise
+        except Exception as exc:   # noqa: BLE001  zipfile raises many types on a corrupt archive
+            raise InputError(f"{self.where}: cannot read it as .npz ({_first_line(exc)})") from None
+        self.members: dict[str, str] = {}
+        for member in self.zip.namelist():
+            key = member[:-4] if member.endswith(".npy") else member
+            if key in self.members:
+                self.zip.close()
+                raise InputError(f"{self.where}: holds two arrays named {key!r}; keep one")
+            self.members[key] = member
+
+    def array(self, key: str, spec: InputSpec) -> np.ndarray:
+        where = f"{self.where}[{key}]"
+        try:
+            with self.zip.open(self.members[key]) as fp:
+                return _read_npy(fp, spec, where, ".npz")
+        except InputError:
+            raise
+        except Exception as exc:   # noqa: BLE001  a corrupt member: zlib, CRC, truncation...
+            raise InputError(f"{where}: cannot read it as .npz ({_first_line(exc)})") from None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc):
+        self.zip.close()
 
 
 def _text(path: str, spec: InputSpec) -> np.ndarray:
@@ -171,23 +235,26 @@ def read_inputs(args: list[str], specs: dict[str, InputSpec]) -> dict[str, np.nd
             if suffix != ".npz":
                 raise InputError(f"--input {shown_path(path)}: name the input (NAME=FILE); only a .npz "
                                  "maps its keys to input names by itself")
-            for key, array in _npz(path).items():
-                put(key, array, f"{shown_path(path)}[{key}]")
+            with _Npz(path) as archive:
+                for key in archive.members:
+                    if key not in specs:
+                        raise _unknown(key, specs)
+                    put(key, archive.array(key, specs[key]), f"{shown_path(path)}[{key}]")
             continue
         if name not in specs:
             raise _unknown(name, specs)
         if suffix == ".npy":
-            put(name, _npy(path), shown_path(path))
+            put(name, _npy(path, specs[name]), shown_path(path))
         elif suffix == ".npz":
-            arrays = _npz(path)
-            if name in arrays:
-                key = name
-            elif len(arrays) == 1:
-                (key,) = arrays
-            else:
-                raise InputError(f"{shown_path(path)}: holds {sorted(arrays)} but no array named {name}; "
-                                 "name the key after the input")
-            put(name, arrays[key], f"{shown_path(path)}[{key}]")
+            with _Npz(path) as archive:
+                if name in archive.members:
+                    key = name
+                elif len(archive.members) == 1:
+                    (key,) = archive.members
+                else:
+                    raise InputError(f"{shown_path(path)}: holds {sorted(archive.members)} but no array named "
+                                     f"{name}; name the key after the input")
+                put(name, archive.array(key, specs[name]), f"{shown_path(path)}[{key}]")
         elif suffix in TEXT_SUFFIXES:
             put(name, _text(path, specs[name]), shown_path(path))
         else:
