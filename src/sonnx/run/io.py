@@ -5,6 +5,13 @@ given once, exact shape, exact element type. Nothing is cast or broadcast: an in
 float input is an error that says what to convert. bfloat16 has no numpy dtype of its own, so
 numpy saves an ml_dtypes.bfloat16 array as 2-byte void ('|V2', the raw bits): such an array is
 read as bfloat16 bits, for a bfloat16 input only (as sonnx run writes its bfloat16 outputs).
+
+Reading is bounded before anything is converted: a .npy (alone or as an .npz member) is read
+through its header first (numpy's parser, at most 10,000 bytes, no code evaluated), its type and
+shape checked against the model, then exactly the declared bytes are read (so a header that
+declares terabytes, or a compressed member of many megabytes, costs nothing); a pickled (object)
+array is named, never unpickled. Hex-float text is bounded field by field in run/hexfloat.py.
+Every dtype in a message is named by ``describe_dtype``.
 """
 from __future__ import annotations
 
