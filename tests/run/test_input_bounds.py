@@ -6,6 +6,7 @@ exact rationals, over derandomized hostile lines). Every numpy dtype is describe
 Trailing blank lines are no values; an .npz holding an object array is refused unread."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from fractions import Fraction
@@ -301,9 +302,10 @@ def test_trailing_blank_lines_are_no_values(tmp_path, capsys):
     values = [hexfloat.format_float(float(v)) for v in np.arange(16, dtype=np.float32) / 8]
     assert main(["run", MODEL, "--input", f"x={write(tmp_path / 'plain.txt', values)}"]) == 0
     want = capsys.readouterr().out
-    for tail in ("\n", "\n\n\n", "\r\n \t\r\n", "  \n\t\n\n"):
+    for end, tail in (("\n", "\n"), ("\n", "\n\n\n"), ("\r\n", "\r\n \t\r\n"), ("\n", "  \n\t\n\n"),
+                      ("\r", "\r\r"), ("\r\n", "")):     # Windows and old Mac line ends too
         path = tmp_path / "tail.txt"
-        path.write_text("\n".join(values) + tail, newline="")
+        path.write_text(end.join(values) + tail, newline="")
         code = main(["run", MODEL, "--input", f"x={path}"])
         out, err = capsys.readouterr()
         assert code == 0 and err == "" and out == want, (tail, err)
@@ -488,3 +490,26 @@ def test_arrays_in_either_order_and_byte_order_read_as_numpy_reads_them(tmp_path
     np.save(tmp_path / "plain.npy", X)
     assert main(["run", MODEL, "--input", f"x={tmp_path / 'plain.npy'}"]) == 0
     assert outs == {capsys.readouterr().out}
+
+
+def test_a_line_over_1_mib_is_refused_unread(tmp_path, capsys):
+    """Blanks are allowed around a value, but a line over MAX_LINE_CHARS is refused on its
+    length; one of exactly that length (blanks then a value) is read."""
+    from sonnx.run.io import MAX_LINE_CHARS
+    path = tmp_path / "x.txt"
+    path.write_text("\n".join(GOOD + [" " * (MAX_LINE_CHARS - 6) + "0x1p+0"]) + "\n")
+    assert main(["run", MODEL, "--input", f"x={path}"]) == 0
+    capsys.readouterr()
+    path.write_text("\n".join(GOOD + [" " * (MAX_LINE_CHARS - 5) + "0x1p+0"]) + "\n")
+    code, err = run([MODEL, "--input", f"x={path}"], capsys)
+    assert code == 2 and "line 16 is longer than 1,048,576 characters" in err, err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_a_text_input_that_never_ends_a_line_is_refused(tmp_path):
+    """x.txt a link to /dev/zero (endless, no newline): refused after 1 MiB, in a new process
+    (the timeout is only a guard against a hang, never the verdict)."""
+    (tmp_path / "x.txt").symlink_to("/dev/zero")
+    p = subprocess.run([sys.executable, "-m", "sonnx", "run", MODEL, "--input", f"x={tmp_path / 'x.txt'}"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "line 1 is longer than" in p.stderr, p.stderr

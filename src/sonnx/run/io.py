@@ -177,25 +177,39 @@ class _Npz:
         self.zip.close()
 
 
+# A line of text holds one value: 1,024 mantissa digits and an 8-digit exponent make about 1,040
+# characters; a line over 1 MiB is refused unread (its blanks, or no newline at all, as in a
+# device file), so the memory a text input takes is bounded by its number of values.
+MAX_LINE_CHARS = 1 << 20
+
+
 def _text(path: str, spec: InputSpec) -> np.ndarray:
+    where, count = shown_path(path), int(np.prod(spec.shape, dtype=np.int64))
+    kept, lines, last = [], 0, 0        # the first `count` lines; lines read; the last one not blank
     try:
         # a byte-order mark is not a value; lines end at \n, \r\n or \r (open()'s universal
         # newlines), never at the other characters str.splitlines() breaks at (\f, \v, U+2028...)
         with open(path, encoding="utf-8-sig") as fh:
-            lines = fh.read().split("\n")
+            while line := fh.readline(MAX_LINE_CHARS + 1):
+                lines += 1
+                if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+                    raise InputError(f"{where}: line {lines} is longer than {MAX_LINE_CHARS:,} characters; "
+                                     "a value needs at most about 1,040")
+                line = line.removesuffix("\n")
+                if line.strip(hexfloat.BLANKS):
+                    last = lines
+                if lines <= count:
+                    kept.append(line)
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{shown_path(path)}: cannot read it as text "
+        raise InputError(f"{where}: cannot read it as text "
                          f"({getattr(exc, 'strerror', None) or exc})") from None
-    while lines and not lines[-1].strip(hexfloat.BLANKS):      # trailing blank lines are no values
-        lines.pop()
-    count = int(np.prod(spec.shape, dtype=np.int64))
-    if len(lines) != count:
-        raise InputError(f"{shown_path(path)}: holds {len(lines)} lines, input {spec} needs {count} "
+    if last != count:                   # trailing blank lines are no values
+        raise InputError(f"{where}: holds {last} lines, input {spec} needs {count} "
                          "values, one per line (row-major)")
     try:
-        flat = hexfloat.parse_lines(lines, spec.dtype)
+        flat = hexfloat.parse_lines(kept, spec.dtype)
     except hexfloat.TextError as exc:
-        raise InputError(f"{shown_path(path)}: {exc}") from None
+        raise InputError(f"{where}: {exc}") from None
     return flat.reshape(spec.shape)
 
 
