@@ -1,8 +1,9 @@
-"""`sonnx conform MODEL -o OUT [--dim NAME=SIZE ...] [--report FILE]`.
+"""`sonnx conform MODEL -o OUT [--dim NAME=SIZE ...] [--report FILE] [--no-check]`.
 
 Exit 0: the rewritten model conforms and the bit-identity check passed; 1: findings remain, or
-the check failed or could not run (OUT and the report are still written); 2: bad input (model
-unreadable, bad --dim, OUT or the report not writable), one line on stderr."""
+the check failed, could not run or was skipped (--no-check), and the summary then never says
+"conforms" (OUT and the report are still written); 2: bad input (model unreadable, bad --dim,
+OUT or the report not writable), one line on stderr."""
 from __future__ import annotations
 
 import argparse

@@ -2,7 +2,8 @@
 
 Read-only over a checkout (--root, default: the sonnx source tree holding the current
 directory) and an evidence folder (--evidence, default ROOT/build/evidence), so that it runs
-from an installed wheel as well as from the checkout; only --accept writes (the baseline)."""
+from an installed wheel as well as from the checkout; only --accept writes (the baseline).
+With no evidence at all (a fresh clone), one line says what to run, exit 2."""
 from __future__ import annotations
 
 import argparse
