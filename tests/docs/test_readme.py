@@ -177,3 +177,16 @@ def test_every_link_of_the_first_screen_reaches_a_file_or_a_heading():
             assert target[1:] in anchors, target
         else:
             assert (ROOT / target).exists(), target
+
+
+def test_the_limits_quoted_are_the_registrys():
+    from sonnx.ops.registry import operators
+    from sonnx.profile import MAX_KNOWN_OPSET
+    words = " ".join(first_screen().split())
+    ops = ", ".join(f"`{op}`" for op in operators())
+    listed = re.search(r"Six operators: ((?:`\w+`(?:, )?)+) \(opsets 1 to (\d+)\)", words)
+    assert listed and len(operators()) == 6, words[:600]
+    assert sorted(listed.group(1).split(", ")) == sorted(ops.split(", "))
+    assert int(listed.group(2)) == MAX_KNOWN_OPSET
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert requires == ">=3.11" and "with Python 3.11 or later" in words
