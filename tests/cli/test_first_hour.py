@@ -116,6 +116,7 @@ def test_the_example_workflow_validates_to_sarif_and_uploads_it():
     steps = flow["jobs"]["validate"]["steps"]
     runs = " ".join(s.get("run", "") for s in steps)
     assert "sonnx validate --format sarif -o sonnx.sarif" in runs and "--exit-zero" in runs
+    assert '--help-base "$SONNX_BROWSE"' in runs and flow["env"]["SONNX_BROWSE"].endswith("/")
     (upload,) = [s for s in steps if "upload-sarif" in s.get("uses", "")]
     assert upload["with"]["sarif_file"] == "sonnx.sarif"
     assert flow["permissions"]["security-events"] == "write"

@@ -24,8 +24,8 @@ def test_sarif_rule_descriptors_are_exact():
         assert r == {"id": req.id, "name": formats.rule_name(req.id, req.title),
                      "shortDescription": {"text": req.title},
                      "fullDescription": {"text": req.statement},
-                     "help": {"text": f"{req.statement} Rationale: {req.rationale}"},
-                     "helpUri": f"spec/{page}.md",
+                     "help": {"text": f"{req.statement} Rationale: {req.rationale} "
+                                      f"Stated in spec/{page}.md of the sonnx repository."},
                      "properties": {"tags": ["sonnx", page], "precision": "very-high",
                                     "problem.severity": "error", "source": req.source},
                      "defaultConfiguration": {"level": "error"}}
@@ -33,8 +33,8 @@ def test_sarif_rule_descriptors_are_exact():
         title, text = ONNX_CATEGORIES[r["id"]]
         assert r == {"id": r["id"], "name": formats.rule_name(r["id"], title),
                      "shortDescription": {"text": title},
-                     "fullDescription": {"text": text}, "help": {"text": text},
-                     "helpUri": "spec/profile.md",
+                     "fullDescription": {"text": text},
+                     "help": {"text": f"{text} Stated in spec/profile.md of the sonnx repository."},
                      "properties": {"tags": ["sonnx", "onnx"], "precision": "very-high",
                                     "problem.severity": "error"},
                      "defaultConfiguration": {"level": "error"}}

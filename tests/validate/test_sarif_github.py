@@ -39,8 +39,13 @@ PRECISIONS = {"very-high", "high", "medium", "low"}
 SEVERITIES = {"error", "warning", "recommendation"}
 
 
-def github_problems(log: dict, root: Path = ROOT) -> list[str]:
-    """Every way ``log`` breaks a rule GitHub code scanning applies (empty: accepted)."""
+BASE = "https://example.org/sonnx/blob/main/"
+
+
+def github_problems(log: dict, root: Path = ROOT, base: str | None = None) -> list[str]:
+    """Every way ``log`` breaks a rule GitHub code scanning applies (empty: accepted); ``base``:
+    the --help-base the log was made with, under which each helpUri must name a page of
+    ``root``."""
     bad: list[str] = []
     if len(log.get("runs", [])) > LIMITS["runs"]:
         bad.append("GH1004 runs")
@@ -57,9 +62,17 @@ def github_problems(log: dict, root: Path = ROOT) -> list[str]:
                     bad.append(f"GH2012 {r['id']}: no {key}")
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", r.get("name", "")):
                 bad.append(f"rule {r['id']}: name {r.get('name')!r} is not an identifier")
-            page = r.get("helpUri", "").split("#")[0]
-            if not page or not (root / page).is_file():
-                bad.append(f"rule {r['id']}: helpUri {r.get('helpUri')!r} leads to no page")
+            if "helpUri" in r:
+                # format "uri" in SARIF's schema (the upload action checks formats): absolute
+                if not re.match(r"https?://[^/\s]+/", r["helpUri"]):
+                    bad.append(f"rule {r['id']}: helpUri {r['helpUri']!r} is not an absolute URI")
+                elif not r["helpUri"].startswith(base or "\0") or \
+                        not (root / r["helpUri"][len(base):].split("#")[0]).is_file():
+                    bad.append(f"rule {r['id']}: helpUri {r['helpUri']!r} leads to no page")
+            else:
+                page = re.search(r"Stated in (\S+) of the sonnx repository\.$", r.get("help", {}).get("text", ""))
+                if not (page and (root / page.group(1)).is_file()):
+                    bad.append(f"rule {r['id']}: no helpUri, and the help text names no page")
             props = r.get("properties", {})
             tags = props.get("tags")
             if not (isinstance(tags, list) and tags and all(isinstance(t, str) for t in tags)):
@@ -117,10 +130,11 @@ def _sarif(args, capsys) -> dict:
 def test_sonnx_sarif_meets_the_github_rules(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     paths = _models(tmp_path)
-    for args in (paths, [os.path.abspath(p) for p in paths]):   # relative, then absolute paths
-        log = _sarif(args, capsys)
+    for args, base in ((paths, None), ([os.path.abspath(p) for p in paths], BASE)):
+        log = _sarif(args + (["--help-base", base] if base else []), capsys)
         check(log, SARIF_SCHEMA)
-        assert github_problems(log) == []
+        assert github_problems(log, base=base) == []
+        assert all(("helpUri" in r) == bool(base) for r in log["runs"][0]["tool"]["driver"]["rules"])
         results = log["runs"][0]["results"]
         assert {r["ruleId"] for r in results} >= {"MUL-R4", "GEMM-R4", "GEMM-R5", "PROF-R2"}
         # the region is line 1 of the model file; the message says where in the model
@@ -143,8 +157,9 @@ PLANTS = {
     "no help": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0].pop("help"), "GH2012"),
     "too many results": (lambda log: log["runs"][0]["results"].extend(log["runs"][0]["results"][:1] * 1001), "GH1004"),
     "sentence name": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0].update(name="Profile operators only"), "not an identifier"),
-    "no helpUri": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0].pop("helpUri"), "leads to no page"),
-    "helpUri to nothing": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0].update(helpUri="spec/none.md"), "leads to no page"),
+    "relative helpUri": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0].update(helpUri="spec/profile.md"), "not an absolute URI"),
+    "helpUri to nothing": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0].update(helpUri=BASE + "spec/none.md"), "leads to no page"),
+    "no helpUri, no page": (lambda log: [r.pop("helpUri") and r["help"].update(text="x") for r in log["runs"][0]["tool"]["driver"]["rules"][:1]], "names no page"),
     "no tags": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0]["properties"].pop("tags"), "tags"),
     "bad precision": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0]["properties"].update(precision="certain"), "precision"),
     "bad severity": (lambda log: log["runs"][0]["tool"]["driver"]["rules"][0]["properties"].update({"problem.severity": "fatal"}), "problem.severity"),
@@ -156,11 +171,11 @@ PLANTS = {
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_the_github_checks_catch_a_planted_fault(tmp_path, capsys, monkeypatch, plant):
     monkeypatch.chdir(tmp_path)
-    log = _sarif([os.path.abspath(p) for p in _models(tmp_path)], capsys)
-    assert github_problems(log) == []
+    log = _sarif([os.path.abspath(p) for p in _models(tmp_path)] + ["--help-base", BASE], capsys)
+    assert github_problems(log, base=BASE) == []
     bend, caught_as = PLANTS[plant]
     bend(log)
-    found = github_problems(copy.deepcopy(log))
+    found = github_problems(copy.deepcopy(log), base=BASE)
     assert any(caught_as in p for p in found), found
 
 
@@ -204,3 +219,12 @@ def test_the_stability_check_catches_a_fingerprint_made_of_positions():
     node is inserted in front; one of the whole message too would move with any shape text."""
     by_index = lambda f: f"{f.rule}/{f.node_index}"   # noqa: E731
     assert _unstable(by_index) == ["node inserted in front"]
+
+
+def test_help_base_must_be_an_absolute_folder_url(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    paths = _models(tmp_path)
+    for bad in ("spec/", "https://example.org/sonnx", "ftp://example.org/", "https://x.org/a b/"):
+        assert main(["validate", "--format", "sarif", "--help-base", bad, *paths]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "is not an absolute http(s) URL" in err

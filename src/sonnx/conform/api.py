@@ -164,7 +164,7 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     if check:
         record = bitcheck.bit_identity(pinned, model, seeds, progress=say)
     else:
-        record = {"status": "not checked", "reason": "skipped on request (check=False)",
+        record = {"status": "not checked", "reason": "skipped on request (--no-check, check=False)",
                   "seeds": [], "inputs": [], "runs": 0, "outputs": []}
     conforms = verdict.conforms and verdict.error is None
     report = {

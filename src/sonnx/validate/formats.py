@@ -78,7 +78,7 @@ def _rule_lines(found: list, verbosity: int, colour: bool) -> list[str]:
 
 
 def to_text(reports: Sequence[Report], not_checked: Sequence[str] = (), *, colour: bool = False,
-            verbosity: int = 0) -> str:
+            verbosity: int = 0, **_) -> str:
     """One line per model, then its findings grouped by rule: one line per finding (its
     problem), the rule's fix once, and a last line saying the next step. ``verbosity`` -1
     (-q): only the models that do not conform, findings counted per rule; 1 (-v): every
@@ -142,10 +142,6 @@ def to_json(reports: Sequence[Report], not_checked: Sequence[str] = (), **_) -> 
     return json.dumps(to_json_obj(reports, not_checked), indent=2) + "\n"
 
 
-# helpUri: the spec page of the rule, as a reference relative to the root of the sonnx
-# repository (the package has no public address yet; set this to the repository's browse URL,
-# ending in "/", to make every helpUri absolute)
-HELP_BASE = ""
 FINGERPRINT_KEY = "sonnxNodeIdentity/v1"
 
 
@@ -165,32 +161,52 @@ def rule_name(rule: str, title: str) -> str:
     return camel if camel.startswith(head) else head + camel
 
 
-def _descriptor(rid: str, title: str, full: str, help_text: str, tags: list[str]) -> dict:
-    return {"id": rid, "name": rule_name(rid, title),
-            "shortDescription": {"text": title},
-            "fullDescription": {"text": full},
-            "help": {"text": help_text},
-            "helpUri": HELP_BASE + help_page(rid),
-            "properties": {"tags": tags, "precision": "very-high", "problem.severity": "error"},
-            "defaultConfiguration": {"level": "error"}}
+def _descriptor(rid: str, title: str, full: str, help_text: str, tags: list[str],
+                help_base: str | None) -> dict:
+    """helpUri must be an absolute URI (SARIF's schema, which GitHub's upload enforces) and the
+    package has no public address: with ``help_base`` (--help-base, the browse URL of the sonnx
+    repository) it is the rule's spec page there; without, help.text names the page."""
+    page = help_page(rid)
+    d = {"id": rid, "name": rule_name(rid, title),
+         "shortDescription": {"text": title},
+         "fullDescription": {"text": full},
+         "help": {"text": f"{help_text} Stated in {page} of the sonnx repository."},
+         "properties": {"tags": tags, "precision": "very-high", "problem.severity": "error"},
+         "defaultConfiguration": {"level": "error"}}
+    if help_base:
+        d["helpUri"] = help_base + page
+    return d
 
 
-def _rule_descriptors(used: list[str]) -> list[dict]:
+def _rule_descriptors(used: list[str], help_base: str | None = None) -> list[dict]:
     """Every rule, whether found or not (a SARIF consumer learns the whole rule set). precision
     "very-high": a finding is a decided fact about the model, never a heuristic."""
     out = []
     for rid, req in requirements.load().items():
         d = _descriptor(rid, req.title, req.statement, f"{req.statement} Rationale: {req.rationale}",
-                        ["sonnx", "profile" if rid.startswith("PROF-") else rid.split("-")[0].lower()])
+                        ["sonnx", "profile" if rid.startswith("PROF-") else rid.split("-")[0].lower()],
+                        help_base)
         d["properties"]["source"] = req.source
         out.append(d)
     for rid, (title, text) in ONNX_CATEGORIES.items():
-        out.append(_descriptor(rid, title, text, text, ["sonnx", "onnx"]))
+        out.append(_descriptor(rid, title, text, text, ["sonnx", "onnx"], help_base))
     known = {d["id"] for d in out}
     for rid in used:  # cannot happen with a consistent registry; keeps the log valid regardless
         if rid not in known:
-            out.append(_descriptor(rid, rid, rid, rid, ["sonnx"]))
+            out.append(_descriptor(rid, rid, rid, rid, ["sonnx"], help_base))
     return out
+
+
+def help_base_problem(url: str) -> str | None:
+    """Why ``url`` cannot be --help-base (None when it can): an absolute http(s) URL of a
+    folder, so that base + "spec/mul.md" is the page."""
+    import urllib.parse
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or not url.endswith("/") \
+            or parts.query or parts.fragment or not url.isprintable() or " " in url:
+        return (f"--help-base {url!r} is not an absolute http(s) URL ending in '/' (the browse URL "
+                "of the sonnx repository's root, e.g. https://host/org/sonnx/blob/main/)")
+    return None
 
 
 def fingerprint(f) -> str:
@@ -203,7 +219,8 @@ def fingerprint(f) -> str:
     return hashlib.sha256(who.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def to_sarif_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> dict:
+def to_sarif_obj(reports: Sequence[Report], not_checked: Sequence[str] = (),
+                 help_base: str | None = None) -> dict:
     """SARIF 2.1.0, as GitHub code scanning takes it (tests/validate/test_sarif_github.py). A
     binary model has no lines: every result's region is line 1 of the model file, and where
     in the model is said by the message (it starts with the node) and logicalLocations.
@@ -211,7 +228,7 @@ def to_sarif_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> 
     ruleConfigurationOverrides (SARIF's own way to say a rule was not run) and named in a
     warning notification."""
     used = list(dict.fromkeys(f.rule for r in reports for f in r.findings))
-    rules = _rule_descriptors(used)
+    rules = _rule_descriptors(used, help_base)
     index = {d["id"]: i for i, d in enumerate(rules)}
     results = []
     notifications = []
@@ -254,8 +271,8 @@ def to_sarif_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> 
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "sonnx", "version": _version(),
-                                "informationUri": HELP_BASE + "README.md", "rules": rules}},
+            "tool": {"driver": {"name": "sonnx", "version": _version(), "rules": rules,
+                                **({"informationUri": help_base + "README.md"} if help_base else {})}},
             "invocations": [invocation],
             "artifacts": [{"location": {"uri": uri[id(r)]}} for r in reports],
             "results": results,
@@ -263,8 +280,9 @@ def to_sarif_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> 
     }
 
 
-def to_sarif(reports: Sequence[Report], not_checked: Sequence[str] = (), **_) -> str:
-    return json.dumps(to_sarif_obj(reports, not_checked), indent=2) + "\n"
+def to_sarif(reports: Sequence[Report], not_checked: Sequence[str] = (), help_base: str | None = None,
+             **_) -> str:
+    return json.dumps(to_sarif_obj(reports, not_checked, help_base), indent=2) + "\n"
 
 
 FORMATS = {"text": to_text, "json": to_json, "sarif": to_sarif}
