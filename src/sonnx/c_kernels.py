@@ -6,7 +6,11 @@ written over C pointers and proved to compute what mul.mlw and gemm.mlw specify,
 round-to-nearest-even operations for float32/float64 and C unsigned (modulo 2^bits) arithmetic
 for integers. ``tools/extract-c`` extracts them to the C files of ``sonnx/c/`` (committed; a
 regenerated file that differs from the committed one fails that tool), builds them with
-``CFLAGS`` and shows that the object code holds no fused multiply-add.
+``CFLAGS`` and shows that the object code holds no fused multiply-add. The library is built
+from ``sonnx_kernels.c`` alone (hand-written): it includes the extracted files and runs each
+proved body in the default floating-point environment (round to nearest even, subnormals kept,
+the environment the proofs' RNE means), restoring the caller's after; so a C caller gets the
+proved bits whatever rounding mode or flush-to-zero setting its process has (sonnx.fpenv).
 
 Here the same sources are built, with the same flags, into a per-user cache on first use
 (``$SONNX_C_CACHE``, else ``$XDG_CACHE_HOME/sonnx`` or ``~/.cache/sonnx``; a folder named by
@@ -34,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, fpenv
 from .ops import elementwise
 from .ops import gemm as gemm_op
 from .ops import matmul as matmul_op
@@ -45,8 +49,13 @@ from .ops import relu as relu_op
 PROOF_OF = {"mul_c.c": "proofs/mul_c.mlw", "add_c.c": "proofs/add_c.mlw", "sub_c.c": "proofs/sub_c.mlw",
             "relu_c.c": "proofs/relu_c.mlw", "gemm_c.c": "proofs/gemm_c.mlw"}
 SOURCES = tuple(PROOF_OF)
-HEADER = "sonnx_kernels.h"            # hand-written; every build includes it first (-include),
-                                      # so a prototype that differs from the extracted C fails
+HEADER = "sonnx_kernels.h"            # hand-written: the entry points' prototypes
+# hand-written: the one file compiled. It includes the extracted SOURCES with their functions
+# renamed *_rne (checked against its own prototypes: a differing signature fails to compile)
+# and defines each entry point as that body run in the default floating-point environment
+# (round to nearest even, subnormals kept), the caller's restored after; the extracted files
+# refuse to compile alone (their prelude, proofs/drivers/c_ieee.drv)
+ENTRY = "sonnx_kernels.c"
 LIBRARY = "libsonnx_kernels.so"
 
 # x86: SSE2 arithmetic, never the x87 unit (its excess precision rounds twice; the extracted C
@@ -83,13 +92,14 @@ def compiler() -> str:
 
 def build(out_dir: Path, src: Path | None = None, cc: str | None = None,
           flags: tuple[str, ...] = CFLAGS) -> Path:
-    """Compile the C sources of ``src`` (default: the package's) into ``out_dir``/LIBRARY."""
+    """Compile the C kernels of ``src`` (default: the package's; ENTRY, which includes the
+    extracted SOURCES) into ``out_dir``/LIBRARY."""
     src = source_dir() if src is None else Path(src)
     cc = compiler() if cc is None else cc
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     lib = out_dir / LIBRARY
-    cmd = [cc, *flags, "-include", str(src / HEADER), "-o", str(lib), *(str(src / s) for s in SOURCES)]
+    cmd = [cc, *flags, "-o", str(lib), str(src / ENTRY), "-lm"]     # -lm: fegetenv/fesetenv
     try:
         r = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
@@ -110,7 +120,7 @@ def _cache_dir() -> Path:
 
 def _fingerprint(src: Path, cc: str) -> str:
     h = hashlib.sha256()
-    for name in (HEADER, *SOURCES):
+    for name in (HEADER, ENTRY, *SOURCES):
         h.update(name.encode() + b"\0" + (src / name).read_bytes())
     h.update("\0".join(CFLAGS).encode())
     try:
@@ -201,6 +211,7 @@ def _ptr(x: np.ndarray) -> int:
 _ELEMENTWISE = {"mul": ("Mul", "MUL", 14), "add": ("Add", "ADD", 14), "sub": ("Sub", "SUB", 14)}
 
 
+@fpenv.guarded     # the C guards itself too; this covers the numpy conversions around it
 def _elementwise(op: str, a: np.ndarray, b: np.ndarray, opset: int) -> np.ndarray:
     """C = op(A, B) by the C kernel ``sonnx_<op>_<type>``, after the operator's own checks."""
     name_op, prefix, _latest = _ELEMENTWISE[op]
@@ -253,6 +264,7 @@ def sub(a: np.ndarray, b: np.ndarray, *, opset: int = 14) -> np.ndarray:
 
 
 # req: RELU-R3
+@fpenv.guarded
 def relu(x: np.ndarray, *, opset: int = relu_op.LATEST) -> np.ndarray:
     """ONNX Relu under the SONNX profile, computed by the C kernel extracted from
     proofs/relu_c.mlw (float16/bfloat16 through float32 and 8/16-bit integers through int32:
@@ -274,6 +286,7 @@ def relu(x: np.ndarray, *, opset: int = relu_op.LATEST) -> np.ndarray:
 
 
 # req: GEMM-R1, GEMM-R7
+@fpenv.guarded
 def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
          beta: float = 1.0, trans_a: bool = False, trans_b: bool = False,
          opset: int = gemm_op.LATEST) -> np.ndarray:

@@ -7,6 +7,9 @@
 #else
 #pragma STDC FP_CONTRACT OFF
 #endif
+#ifndef SONNX_DEFAULT_FENV_ENTRY
+#error "compile sonnx_kernels.c, which includes this file: its entry points run this code in the default floating-point environment (round to nearest even, subnormals kept) that the proofs' RNE means"
+#endif
 #include <float.h>
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "sonnx C kernels need FLT_EVAL_METHOD == 0 (no excess precision): build with -msse2 -mfpmath=sse"
@@ -14,15 +17,21 @@
 typedef enum { SONNX_RNE } sonnx_rounding;
 #endif
 
+#ifndef SONNX_F32_OPS
+#define SONNX_F32_OPS
 static inline float sonnx_f32_mul(sonnx_rounding m, float x, float y) { (void)m; return x * y; }
 static inline float sonnx_f32_add(sonnx_rounding m, float x, float y) { (void)m; return x + y; }
 static inline float sonnx_f32_sub(sonnx_rounding m, float x, float y) { (void)m; return x - y; }
 static inline int sonnx_f32_le(float x, float y) { return x <= y; }
+#endif
 
+#ifndef SONNX_F64_OPS
+#define SONNX_F64_OPS
 static inline double sonnx_f64_mul(sonnx_rounding m, double x, double y) { (void)m; return x * y; }
 static inline double sonnx_f64_add(sonnx_rounding m, double x, double y) { (void)m; return x + y; }
 static inline double sonnx_f64_sub(sonnx_rounding m, double x, double y) { (void)m; return x - y; }
 static inline int sonnx_f64_le(double x, double y) { return x <= y; }
+#endif
 
 
 void sonnx_add_f32(float * a, float * b, float * c, int32_t n) {

@@ -1,10 +1,15 @@
 /* sonnx C kernels: the concrete level of proofs/mul_c.mlw, add_c.mlw, sub_c.mlw, relu_c.mlw
- * and gemm_c.mlw (the latter cloning gemm_c_loop.mlw), extracted by Why3 (tools/extract-c) into the .c files of the same stems. Build
- * them with
- *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c mul_c.c add_c.c sub_c.c relu_c.c gemm_c.c
+ * and gemm_c.mlw (the latter cloning gemm_c_loop.mlw), extracted by Why3 (tools/extract-c) into the .c files of the same stems,
+ * and the entry points of sonnx_kernels.c, which includes them. Build with
+ *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c sonnx_kernels.c     (link -lm)
  * (never -Ofast/-ffast-math; any flag allowing FP contraction breaks the proved rounding).
- * Every build of sonnx includes this header first, so a prototype here that differs from the
- * extracted C is a compile error.
+ * sonnx_kernels.c includes this header, so a prototype here that differs from its entry points
+ * is a compile error (and its own prototypes check the extracted bodies).
+ *
+ * Floating-point environment: every function below runs in the default one (round to nearest
+ * even, subnormals kept, exceptions masked: fesetenv(FE_DFL_ENV)) and restores the caller's on
+ * return, so the results are the proved ones whatever rounding mode or FTZ/DAZ setting the
+ * calling thread has.
  *
  * Preconditions (the proofs' requires clauses): n, m, k > 0 (n >= 0 for Mul) and every size
  * product at most 2^31 - 1; every pointer valid for its size; y (the output) not overlapping

@@ -23,7 +23,7 @@ from typing import Callable
 import icontract
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, fpenv
 from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import kernel_opset
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
@@ -285,4 +285,4 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
 
     kernel.__name__ = kernel.__qualname__ = op.lower()
     kernel.__doc__ = doc + _REFUSALS
-    return kernel
+    return fpenv.guarded(kernel)     # the proofs' environment: round to nearest even, no FTZ/DAZ

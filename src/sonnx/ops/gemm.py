@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 import icontract
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, fpenv
 from ..errors import ProfileViolation, Violation, raise_if_any, shown
 from ..profile import kernel_opset
 from ..semantics import floats, intloops
@@ -485,6 +485,7 @@ def _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> _Plan:
 
 
 # req: GEMM-R1, GEMM-R7
+@fpenv.guarded     # the proofs' environment: round to nearest even, no FTZ/DAZ
 def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
          beta: float = 1.0, trans_a: bool = False, trans_b: bool = False, mode: str = "exact",
          opset: int = LATEST) -> np.ndarray:

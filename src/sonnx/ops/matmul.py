@@ -13,7 +13,7 @@ from __future__ import annotations
 import icontract
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, fpenv
 from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import kernel_opset
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
@@ -187,6 +187,7 @@ def _check(a, b, mode, opset) -> bool:
 
 
 # req: MATMUL-R1, MATMUL-R5
+@fpenv.guarded     # the proofs' environment: round to nearest even, no FTZ/DAZ
 def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exact") -> np.ndarray:
     """Y = A * B (ONNX MatMul) for A (M, K) and B (K, N) under the SONNX profile.
 

@@ -14,7 +14,7 @@ import math
 import icontract
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, fpenv
 from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import kernel_opset
 from ..semantics import floats
@@ -175,6 +175,7 @@ def _check(x: object, opset: object) -> None:
 
 
 # req: RELU-R1, RELU-R3
+@fpenv.guarded     # the proofs' environment: round to nearest even, no FTZ/DAZ
 def relu(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     """Element-wise Relu of an array (ONNX Relu): x where x > 0 or x is NaN, else +0.
 

@@ -14,7 +14,7 @@ import sys
 import time
 from itertools import chain
 
-from .. import __version__
+from .. import __version__, fpenv
 from ..output import config_input, error, write
 from ..output_files import clash, model_inputs, replacing
 from ..validate.text import neutral, shown_path
@@ -88,6 +88,9 @@ def _given_files(inputs: list[str]):
             yield "--input", "=".join(parts[k:])
 
 
+# the whole command in the default floating-point environment: the hex-float reader and writer
+# convert between float types too (under FTZ/DAZ a subnormal would read or print as 0)
+@fpenv.guarded
 def _cmd_run(args: argparse.Namespace) -> int:
     from . import io
     from .executor import RunError, load, run_graph

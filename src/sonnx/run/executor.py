@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, fpenv
 from ..ops.registry import operator
 
 MODES = ("exact", "fast")
@@ -122,6 +122,7 @@ def load(model_or_path) -> Loaded:
 Progress = Callable[[int, int, object, float], None]     # (index, count, node, seconds so far)
 
 
+@fpenv.guarded     # once per graph: every node's kernel then runs in the proofs' environment
 def run_graph(loaded: Loaded, feeds: dict[str, np.ndarray], mode: str = "exact",
               progress: Progress | None = None, keep_all: bool = False) -> dict[str, np.ndarray]:
     """The graph's outputs (every value with ``keep_all``) for ``feeds`` (checked by the caller:
