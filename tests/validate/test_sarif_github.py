@@ -221,6 +221,7 @@ def test_the_stability_check_catches_a_fingerprint_made_of_positions():
     assert _unstable(by_index) == ["node inserted in front"]
 
 
+@pytest.mark.req("MUL-R4")
 def test_help_base_must_be_an_absolute_folder_url(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     paths = _models(tmp_path)
