@@ -154,6 +154,10 @@ def test_the_first_screen_keeps_the_two_commands_and_quotes_the_tools_truly():
     setup = (ROOT / "tools" / "setup").read_text()
     apt = re.search(r"apt_pkgs=\(([^)]*)\)", setup).group(1).split()
     assert f"`{' '.join(apt)}`" in screen, apt
+    # the no-apt-get message's list, as the README gives it
+    words = " ".join(screen.split())
+    listed = re.search(r"machine without apt-get \(why3 1\.5\.1, ([^)]*)\)", words).group(1)
+    assert set(listed.split(", ")) == {*apt, "python3-venv"} - {"why3"}, listed
     sys.path.insert(0, str(ROOT / "tools"))
     from sonnx_dev import evidence
     steps = [name for name, _, _ in evidence._steps(sys.executable, ROOT / "build" / "x")]
