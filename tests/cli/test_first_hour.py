@@ -8,11 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-import onnx
 import pytest
 import yaml
 
-from ..validate import models as M
 from ..validate.test_cli import run   # main(argv) with captured streams, never a traceback
 
 ROOT = Path(__file__).resolve().parents[2]
