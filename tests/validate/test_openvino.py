@@ -225,7 +225,7 @@ def test_every_output_format_names_the_layer(tmp_path, capsys):
         assert main(["validate", "--format", fmt, str(bad)]) == 1
         out = capsys.readouterr().out
         if fmt == "text":
-            assert "[MUL-R4]" in out and "main/op (Multiply-1): layer 2 'op' (Multiply)" in out
+            assert "[MUL-R4]" in out and "    op (Multiply-1): layer 2 'op' (Multiply)" in out
         elif fmt == "json":
             (f,) = json.loads(out)["models"][0]["findings"]
             check(json.loads(out))
