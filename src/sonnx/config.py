@@ -12,6 +12,7 @@ a misspelt `selct` would otherwise check every rule while the user believes othe
     ignore = ["ONNX-IR"]
     format = "text"                    # text | json | sarif
     exit-zero = false
+    help-base = "https://host/org/sonnx/blob/main/"   # SARIF: each rule's helpUri base
 
     [tool.sonnx.trace]
     format = "md"                      # comma-separated: html, md, json, csv
@@ -28,7 +29,8 @@ VALIDATE_FORMATS = ("json", "sarif", "text")
 SCHEMA: dict[str, dict[str, tuple[type, tuple[str, ...] | None]]] = {
     "": {"color": (str, COLOR_CHOICES)},
     "validate": {"select": (list, None), "ignore": (list, None),
-                 "format": (str, VALIDATE_FORMATS), "exit-zero": (bool, None)},
+                 "format": (str, VALIDATE_FORMATS), "exit-zero": (bool, None),
+                 "help-base": (str, None)},
     "trace": {"format": (str, None)},
 }
 

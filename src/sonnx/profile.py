@@ -26,9 +26,10 @@ def operator_violations(domain: str, op_type: str) -> list[Violation]:
                                      "MODEL -o OUT` stores its value as an initializer (no output bit "
                                      "changes; a sparse value excepted)")]
     if op_type not in operators():
-        return [Violation("PROF-R1", f"operator {op_type} is not in the SONNX profile; "
-                                     f"rewrite the model with {listed} only (`sonnx conform` cannot "
-                                     "remove it: it rewrites only Constant nodes, into initializers)")]
+        return [Violation("PROF-R1", f"operator {op_type} is not in the SONNX profile, which cannot "
+                                     f"express it yet; only a model built from {listed} alone "
+                                     "conforms (`sonnx conform` cannot remove it: it rewrites only "
+                                     "Constant nodes, into initializers)")]
     return []
 
 

@@ -110,7 +110,7 @@ def test_a_pyproject_without_tool_sonnx_is_passed_over(project, capsys):
 
 @pytest.mark.parametrize("table, error", [
     ('[tool.sonnx.validate]\nselct = ["MUL"]\n',
-     "[tool.sonnx.validate] has an unknown key 'selct'; known: exit-zero, format, ignore, select"),
+     "[tool.sonnx.validate] has an unknown key 'selct'; known: exit-zero, format, help-base, ignore, select"),
     ('[tool.sonnx]\ncolour = "never"\n',
      "[tool.sonnx] has an unknown key 'colour'; known: [trace], [validate], color"),
     ('[tool.sonnx.validate]\nselect = "MUL"\n',

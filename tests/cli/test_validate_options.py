@@ -153,7 +153,7 @@ def test_quiet_and_verbose(tree, capsys):
     assert "[MUL-R4] No broadcasting: 1" in quiet and "main/mul" not in quiet
     assert "more (--format json lists all)" in normal and "more (" not in verbose
     prof = [line for line in verbose.splitlines() if line.startswith("    ") and "'N'" in line]
-    assert len(prof) > 10 and "good.onnx: conforms to the SONNX profile (1 nodes, " in verbose
+    assert len(prof) > 10 and "good.onnx: conforms to the SONNX profile (1 node, " in verbose
     with pytest.raises(SystemExit) as exc:   # -q and -v together make no sense
         main(["validate", "-q", "-v", str(tree)])
     assert exc.value.code == 2
@@ -180,7 +180,7 @@ def test_colour_never_reaches_a_file_or_a_pipe(tree, tmp_path, capsys, monkeypat
     assert "\x1b[" not in out
     monkeypatch.setenv("NO_COLOR", "1")      # an explicit --color always wins over NO_COLOR
     code, out, _ = run(["validate", "--color", "always", str(tree)], capsys)
-    assert "\x1b[1;33m[MUL-R4]\x1b[0m" in out and "\x1b[1;31m1 violation(s)" in out
+    assert "\x1b[1;33m[MUL-R4]\x1b[0m" in out and "\x1b[1;31m1 violation of 1 rule" in out
     report = tmp_path / "r.txt"
     run(["validate", "--color", "always", "-o", str(report), str(tree)], capsys)
     assert "[MUL-R4]" in report.read_text() and "\x1b[" not in report.read_text()

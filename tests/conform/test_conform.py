@@ -142,7 +142,7 @@ def test_dynamic_batch_mlp_pinned_with_dim_conforms(path, tmp_path, capsys):
     assert report["check"]["status"] == "passed" and report["check"]["inputs"] == [
         {"name": "x", "dtype": "float32", "shape": [3, 8]}]
     assert validate(str(out)).conforms
-    assert "bit-identity check passed" in stdout and "conforms" in stdout.splitlines()[-1]
+    assert "bit-identity check passed" in stdout and ": conforms; " in stdout.splitlines()[-2]
     assert "bit-identity check: seed" in err    # progress, on stderr
 
 
@@ -234,7 +234,7 @@ def test_conv_is_a_finding_with_its_reason(tmp_path, capsys):
     assert f["rule"] == "PROF-R1" and f["op_type"] == "Conv" and f["node_index"] == 0
     assert "Conv is not in the profile and no rewrite can remove it" in f["why_not_rewritten"]
     assert "cannot remove it" in f["message"]          # the validator's PROF-R1 says so too
-    assert "why not rewritten: Conv is not in the profile" in out
+    assert "left [PROF-R1] 1 at conv (Conv-11): Conv is not in the profile" in out
     assert report["check"]["status"] == "passed"       # nothing rewritten, still compared
 
 

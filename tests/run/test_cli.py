@@ -70,7 +70,7 @@ BAD = {
     "text not utf-8": (["--input", "x={d}/latin1.txt"], "cannot read it as text"),
     "corrupt npy": (["--input", "x={d}/corrupt.npy"], "cannot read it as .npy"),
     "empty npy": (["--input", "x={d}/empty.npy"], "cannot read it as .npy"),
-    "pickled npy": (["--input", "x={d}/object.npy"], "cannot read it as .npy"),
+    "pickled npy": (["--input", "x={d}/object.npy"], "the file holds Python objects (numpy |O); sonnx never casts"),
     "not a zip": (["--input", "x={d}/notzip.npz"], "cannot read it as .npz"),
     "npy named npz": (["--input", "x={d}/npy_named.npz"], "is a .npy file, not a .npz archive"),
     "npy named npz, no name": (["--input", "{d}/npy_named.npz"], "is a .npy file, not a .npz archive"),

@@ -20,15 +20,23 @@ def test_sarif_rule_descriptors_are_exact():
     assert [r["id"] for r in rules] == list(reqs) + list(ONNX_CATEGORIES)
     for r in rules[:len(reqs)]:
         req = reqs[r["id"]]
-        assert r == {"id": req.id, "name": req.title, "shortDescription": {"text": req.title},
+        page = "profile" if req.id.startswith("PROF-") else req.id.split("-")[0].lower()
+        assert r == {"id": req.id, "name": formats.rule_name(req.id, req.title),
+                     "shortDescription": {"text": req.title},
                      "fullDescription": {"text": req.statement},
-                     "help": {"text": f"{req.statement} Rationale: {req.rationale}"},
-                     "properties": {"source": req.source},
+                     "help": {"text": f"{req.statement} Rationale: {req.rationale} "
+                                      f"Stated in spec/{page}.md of the sonnx repository."},
+                     "properties": {"tags": ["sonnx", page], "precision": "very-high",
+                                    "problem.severity": "error", "source": req.source},
                      "defaultConfiguration": {"level": "error"}}
     for r in rules[len(reqs):]:
         title, text = ONNX_CATEGORIES[r["id"]]
-        assert r == {"id": r["id"], "name": title, "shortDescription": {"text": title},
-                     "fullDescription": {"text": text}, "help": {"text": text},
+        assert r == {"id": r["id"], "name": formats.rule_name(r["id"], title),
+                     "shortDescription": {"text": title},
+                     "fullDescription": {"text": text},
+                     "help": {"text": f"{text} Stated in spec/profile.md of the sonnx repository."},
+                     "properties": {"tags": ["sonnx", "onnx"], "precision": "very-high",
+                                    "problem.severity": "error"},
                      "defaultConfiguration": {"level": "error"}}
 
 
@@ -127,10 +135,13 @@ def test_sarif_result_and_notification_are_exact():
     index = [r["id"] for r in run["tool"]["driver"]["rules"]].index("MUL-R4")
     f = good.findings[0]
     assert run["results"] == [{
-        "ruleId": "MUL-R4", "ruleIndex": index, "level": "error", "message": {"text": f.message},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "dir/m.onnx"}},
+        "ruleId": "MUL-R4", "ruleIndex": index, "level": "error",
+        "message": {"text": f"mul (Mul-13): {f.message}"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "dir/m.onnx"},
+                                            "region": {"startLine": 1}},
                        "logicalLocations": [{"fullyQualifiedName": "main/mul", "kind": "function",
                                              "name": "mul"}]}],
+        "partialFingerprints": {formats.FINGERPRINT_KEY: formats.fingerprint(f)},
         "properties": {"graph": "main", "node_index": 0, "node_name": "mul", "op_type": "Mul",
                        "domain": "", "op_version": 13}}]
     assert run["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [
@@ -148,12 +159,14 @@ def test_text_summary_of_several_models():
     ok, bad = Report("ok.onnx", nodes=1), validate(M.mul([2, 3], [3]))
     gone = Report("gone.onnx", error="gone.onnx: no such file")
     lines = formats.to_text([ok, bad, gone]).splitlines()
-    assert lines[0] == "ok.onnx: conforms to the SONNX profile (1 nodes)"
-    assert lines[1] == "<ModelProto>: 1 violation(s) of 1 rule(s) (1 nodes)"
+    assert lines[0] == "ok.onnx: conforms to the SONNX profile (1 node)"
+    assert lines[1] == "<ModelProto>: 1 violation of 1 rule (1 node)"
     assert lines[2].startswith("  [MUL-R4] No broadcasting: 1")
-    assert lines[3].startswith("    main/mul (Mul-13): Mul inputs have shapes")
-    assert lines[4] == "gone.onnx: ERROR (not validated): gone.onnx: no such file"
-    assert lines[5] == "3 models: 1 conform, 1 with violations, 1 not readable"
+    assert lines[3] == "    mul (Mul-13): Mul inputs have shapes (2, 3) and (3,), which would need broadcasting"
+    assert lines[4].startswith("    fix: the profile forbids it: give both inputs the shape (2, 3)")
+    assert lines[5] == "gone.onnx: ERROR (not validated): gone.onnx: no such file"
+    assert lines[6] == "3 models: 1 conform, 1 with violations, 1 not readable"
+    assert lines[7].startswith("next: fix the findings") and len(lines) == 8
 
 
 def test_cli_error_paths(tmp_path, capsys):
@@ -170,7 +183,7 @@ def test_cli_error_paths(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "no such file" in err and "no such file" in out   # the error on stderr in every format
     assert main(["validate", str(p), "-o", "-"]) == 0
-    assert capsys.readouterr()[0].endswith("conforms to the SONNX profile (1 nodes)\n")
+    assert "conforms to the SONNX profile (1 node)\nnext: " in capsys.readouterr()[0]
 
 
 def _int_gemm(opset=13, **attrs):

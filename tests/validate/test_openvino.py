@@ -14,13 +14,19 @@ from sonnx.validate import openvino, validate
 from sonnx.validate.formats import FORMATS
 
 from . import models as M
+from . import openvino_oracle as oracle
 from .openvino_ir import binary, layer, net, parameter, unary
 from .test_formats import SARIF_SCHEMA, check
 
 
 def judge(tmp_path, data: bytes, name: str = "model.xml"):
+    """sonnx's report on the IR; where openvino is installed, OpenVINO reads the same file and
+    the tensors sonnx computes must be the ones OpenVINO computes, layer by layer (the
+    differential oracle of test_openvino_oracle.py, on every IR file these tests write)."""
     path = tmp_path / name
     path.write_bytes(data)
+    if oracle.AVAILABLE:
+        oracle.compare(data)
     return validate(path)
 
 
@@ -64,7 +70,8 @@ def test_elementwise_verdicts_are_the_registry_functions(tmp_path, kind, op, a, 
 @pytest.mark.req("MUL-R1", "MUL-R4")
 def test_no_second_copy_of_a_rule(tmp_path, monkeypatch):
     """Planted fault: with Mul's constraint function replaced in the registry, the IR's verdicts
-    change with it (a broadcast and a shape mismatch pass): the IR reader decides nothing itself."""
+    change with it (a broadcast passes): the IR reader decides no rule itself. A shape mismatch
+    OpenVINO refuses to compute becomes a read error (the reader's safety net), never "conforms"."""
     import dataclasses
     from sonnx.ops import registry
     bcast = binary("Multiply", [2, 3], [3], [2, 3])
@@ -74,7 +81,9 @@ def test_no_second_copy_of_a_rule(tmp_path, monkeypatch):
     table["Mul"] = dataclasses.replace(table["Mul"], constraints=lambda sigs, attrs, opset: [])
     monkeypatch.setattr(openvino, "operators", lambda: table)
     monkeypatch.setattr(openvino.rules, "operators", lambda: table)
-    assert judge(tmp_path, bcast).conforms and judge(tmp_path, clash).conforms
+    assert judge(tmp_path, bcast).conforms
+    # a shape OpenVINO cannot compute is never called conformant, even with the rule gone
+    assert "OpenVINO cannot compute it from (2, 3) f32, (3, 2) f32" in judge(tmp_path, clash).error
 
 
 @pytest.mark.req("MUL-R4", "ADD-R4", "SUB-R4")
@@ -119,10 +128,16 @@ def test_mixed_element_types_are_refused_never_cast(tmp_path):
     assert rules_of(r) == ["MUL-R3"] and "different element types" in r.findings[0].message
 
 
-def test_port_precision_spellings():
-    assert openvino.element_type("FP32") == openvino.element_type("f32") == "float"
-    assert openvino.element_type("BOOL") == "bool" and openvino.element_type("I64") == "int64"
+def test_port_precision_spellings(tmp_path):
+    """A port's precision is read as OpenVINO reads it: the element type's name or the
+    serializer's upper-case spelling; what OpenVINO refuses (fp32, bool, spaces) is malformed."""
+    assert openvino.element_type("f32") == "float" and openvino.element_type("boolean") == "bool"
     assert openvino.element_type(None) is None
+    for spelling in ("FP32", "f32"):
+        assert judge(tmp_path, unary("ReLU", [2]).replace(b'"FP32"', f'"{spelling}"'.encode())).conforms
+    for spelling in ("fp32", "Fp32", " FP32", "float", ""):
+        r = judge(tmp_path, unary("ReLU", [2]).replace(b'"FP32"', f'"{spelling}"'.encode(), 1))
+        assert r.status == "unreadable" and "a port's precision is an OpenVINO element type" in r.error
 
 
 # ------------------------------------------------------------------ model-level rules
@@ -138,7 +153,7 @@ def test_a_layer_outside_the_profile_is_named_by_id_and_name(tmp_path):
 @pytest.mark.req("PROF-R1")
 def test_a_convert_layer_is_refused_with_the_way_out(tmp_path):
     data = net([parameter(0, [2], "f16", "a"), layer(1, "Convert", data={"destination_type": "f32"},
-                                                    inputs=[[2]], outputs=[[2]]),
+                                                    inputs=[[2]], outputs=[[2]], in_precisions=["FP16"]),
                 layer(2, "Result", inputs=[[2]])], [(0, 0, 1, 0), (1, 1, 2, 0)])
     r = judge(tmp_path, data)
     assert rules_of(r) == ["PROF-R1"] and "compress_to_fp16=False" in r.findings[0].message
@@ -146,7 +161,7 @@ def test_a_convert_layer_is_refused_with_the_way_out(tmp_path):
 
 @pytest.mark.req("PROF-R1")
 def test_a_mapped_layer_whose_operator_is_not_registered_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setitem(openvino.LAYERS, "Divide", ("Div", 1))   # Div is no profile operator
+    monkeypatch.setitem(openvino.LAYERS, "Divide", openvino.LAYERS["Multiply"]._replace(op="Div"))
     r = judge(tmp_path, binary("Divide", [2, 3], [2, 3]))
     assert rules_of(r) == ["PROF-R1"]
     assert "maps onto ONNX Div, which is not a profile operator (yet)" in r.findings[0].message
@@ -210,7 +225,7 @@ def test_every_output_format_names_the_layer(tmp_path, capsys):
         assert main(["validate", "--format", fmt, str(bad)]) == 1
         out = capsys.readouterr().out
         if fmt == "text":
-            assert "[MUL-R4]" in out and "main/op (Multiply-1): layer 2 'op' (Multiply)" in out
+            assert "[MUL-R4]" in out and "    op (Multiply-1): layer 2 'op' (Multiply)" in out
         elif fmt == "json":
             (f,) = json.loads(out)["models"][0]["findings"]
             check(json.loads(out))
@@ -259,7 +274,7 @@ MALFORMED = {
     "edge from no layer": (net(P + [MUL, RESULT], [(9, 0, 2, 0)] + EDGES[1:]), "output port 0 of layer 9"),
     "two edges into a port": (net(P + [MUL, RESULT], EDGES + [(1, 0, 2, 0)]), "has two incoming edges"),
     "inconsistent dims": (net(P + [layer(2, "Multiply", inputs=[[2, 4], [2, 3]], outputs=[[2, 3]]), RESULT],
-                              EDGES), "joins ports with different dims ((2, 3) and (2, 4))"),
+                              EDGES), "input port 0 declares the dims (2, 4) but the edge 0:0 -> 2:0 brings (2, 3)"),
     "duplicate layer id": (net(P + [MUL, RESULT, RESULT], EDGES), "two layers have the id 3"),
     "duplicate port id": (GOOD.replace(b'<port id="1"', b'<port id="0"'), "two ports with id 0"),
     "cycle": (net([layer(0, "Relu", inputs=[[2]], outputs=[[2]]), layer(1, "Relu", inputs=[[2]], outputs=[[2]])],
@@ -268,7 +283,7 @@ MALFORMED = {
     "huge dim": (GOOD.replace(b"<dim>3</dim>", b"<dim>" + b"9" * 5000 + b"</dim>"), "dimension"),
     "bad layer id": (GOOD.replace(b'layer id="2"', b'layer id="two"'), "a layer id is 'two'"),
     "no type": (GOOD.replace(b'type="Multiply" ', b""), "layer 2 has no type"),
-    "parameter shape": (GOOD.replace(b'shape="2,3"', b'shape="2,4"', 1), "declares the shape (2, 4)"),
+    "parameter shape": (GOOD.replace(b'shape="2,3"', b'shape="2,4"', 1), "output port 0 declares the dims (2, 3) but its shape and element_type say (2, 4)"),
     "const size": (net([layer(0, "Const", data={"element_type": "f32", "shape": "2", "offset": 0, "size": 7},
                               outputs=[[2]]), layer(1, "Result", inputs=[[2]])], [(0, 0, 1, 0)]),
                    "says size=7 bytes"),
@@ -281,9 +296,9 @@ MALFORMED = {
                        "auto_broadcast='explicit'"),
     "transpose flag": (binary("MatMul", [2, 3], [3, 4], [2, 4], data={"transpose_a": "maybe"}),
                        "transpose_a='maybe', not a boolean"),
-    "output contradicts": (binary("Multiply", [2, 3], [2, 3], [3, 2]), "computes the shape (2, 3)"),
+    "output contradicts": (binary("Multiply", [2, 3], [2, 3], [3, 2]), "output port 2 declares the dims (3, 2) but OpenVINO computes (2, 3)"),
     "output type contradicts": (binary("Multiply", [2], [2], out_type="i32"),
-                                "computes float but its output port says int32"),
+                                "output port 2 declares the element type i32 but OpenVINO computes f32"),
     "two layers sections": (GOOD.replace(b"<edges>", b"<layers/><edges>"), "2 <layers> sections"),
     "not UTF-8": (GOOD.replace(b'name="op"', b'name="\xff\xfe"'), "not well-formed XML"),
     "empty": (b"", "empty file, not an OpenVINO IR"),

@@ -40,7 +40,8 @@ def test_layers_whose_operator_is_not_registered_are_refused(monkeypatch):
     """While a mapped operator is not registered (MatMul before issue 14 lands; simulated here
     whatever the registry holds), the IRs that need it get PROF-R1 on that layer only."""
     from sonnx.validate import openvino
-    monkeypatch.setitem(openvino.LAYERS, "MatMul", ("MatMul (not registered)", 1))
+    monkeypatch.setitem(openvino.LAYERS, "MatMul",
+                        openvino.LAYERS["MatMul"]._replace(op="MatMul (not registered)"))
     needing = [n for n, e in EXPECTED.items() if "MatMul" in e.get("needs", ())]
     assert needing
     for name in needing:

@@ -73,8 +73,8 @@ def _why(f, blockers: list[Blocker], model: onnx.ModelProto, types: dict) -> str
         return (f"{op} is not in the profile and no rewrite can remove it: conform only turns "
                 "Constant nodes into initializers (an operator such as Conv, Expand, Reshape or "
                 "Cast computes something the profile's operators do not, or is itself the "
-                "broadcast or cast the profile refuses); re-export or restructure the model "
-                "without it")
+                "broadcast or cast the profile refuses); the profile cannot express it yet, so a "
+                "model that needs it stays outside the profile")
     if f.rule == "PROF-R2":
         return _prof_r2_why(f, model, types)
     if f.rule.endswith("-R4") and f.op_type in ("Gemm", "Mul", "Add", "Sub"):
@@ -164,7 +164,7 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     if check:
         record = bitcheck.bit_identity(pinned, model, seeds, progress=say)
     else:
-        record = {"status": "not checked", "reason": "skipped on request (check=False)",
+        record = {"status": "not checked", "reason": "skipped on request (--no-check, check=False)",
                   "seeds": [], "inputs": [], "runs": 0, "outputs": []}
     conforms = verdict.conforms and verdict.error is None
     report = {

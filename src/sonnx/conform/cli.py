@@ -1,8 +1,9 @@
-"""`sonnx conform MODEL -o OUT [--dim NAME=SIZE ...] [--report FILE]`.
+"""`sonnx conform MODEL -o OUT [--dim NAME=SIZE ...] [--report FILE] [--no-check]`.
 
 Exit 0: the rewritten model conforms and the bit-identity check passed; 1: findings remain, or
-the check failed or could not run (OUT and the report are still written); 2: bad input (model
-unreadable, bad --dim, OUT or the report not writable), one line on stderr."""
+the check failed, could not run or was skipped (--no-check), and the summary then never says
+"conforms" (OUT and the report are still written); 2: bad input (model unreadable, bad --dim,
+OUT or the report not writable), one line on stderr."""
 from __future__ import annotations
 
 import argparse
@@ -12,22 +13,52 @@ from itertools import chain
 
 from ..output import config_input, error, write
 from ..output_files import clash, model_inputs, replacing, unwritable
-from ..validate.text import shown_path
+from ..validate.text import neutral, shown_path
 
 PROG = "sonnx conform"
 
 
-def _summary(report: dict, out: str, report_path: str, verbosity: int) -> str:
+WHERES_SHOWN = 4   # locations listed per rule in the short form; -v lists every finding
+
+
+def _where(f: dict) -> str:
+    """A finding (as the report holds it) located as `sonnx validate` shows it."""
+    from ..validate.report import Finding
+    return Finding(**{k: f[k] for k in ("rule", "message", "graph", "node_index", "node_name",
+                                        "op_type", "domain", "op_version", "tensor")}).where
+
+
+def _left_lines(findings: list[dict], verbosity: int) -> list[str]:
+    """What is left. Short form: one line per rule (where, the first few places; why, the reason
+    of its first finding); -v: every finding with its message and its reason."""
+    if verbosity > 0:
+        out = []
+        for f in findings:
+            out.append(f"left [{f['rule']}] {f.get('location') or ''}: {f['message']}")
+            out.append(f"    why not rewritten: {f['why_not_rewritten']}")
+        return out
+    by_rule: dict[str, list[dict]] = {}
+    for f in findings:
+        by_rule.setdefault(f["rule"], []).append(f)
+    out = []
+    for rule, found in by_rule.items():
+        wheres = ", ".join(_where(f) for f in found[:WHERES_SHOWN])
+        more = f" and {len(found) - WHERES_SHOWN} more" if len(found) > WHERES_SHOWN else ""
+        why = found[0]["why_not_rewritten"]
+        differs = " (the first's; -v gives each)" if any(f["why_not_rewritten"] != why for f in found) else ""
+        out.append(f"left [{rule}] {len(found)} at {wheres}{more}: {why}{differs}")
+    return out
+
+
+def _summary(report: dict, out: str, report_path: str, verbosity: int,
+             unpinned: list[str] = ()) -> str:
     lines = []
     if verbosity >= 0:
         for r in report["rewrites"]:
             node = r["node"]
             at = f"node {node['index']} ({node['name'] or node['op_type']}, {node['op_type']}): " if node else ""
             lines.append(f"rewrite [{r['requirement']}] {at}{r['detail']}")
-    for f in report["findings"]:
-        where = f.get("location") or ""
-        lines.append(f"left [{f['rule']}] {where}: {f['message']}")
-        lines.append(f"    why not rewritten: {f['why_not_rewritten']}")
+    lines += [neutral(line) for line in _left_lines(report["findings"], verbosity)]
     c = report["check"]
     if c["status"] == "passed":
         outs = ", ".join(f"{o['name']} ({o['elements']} values)" for o in c["outputs"])
@@ -46,11 +77,43 @@ def _summary(report: dict, out: str, report_path: str, verbosity: int) -> str:
         lines.append(f"bit-identity check NOT CHECKED: {c.get('reason', '')}")
     if report["validate"]["error"]:
         lines.append(f"the validator could not judge the rewritten model: {report['validate']['error']}")
-    verdict = ("conforms" if report["conforms"] else
-               f"does not conform ({len(report['findings'])} finding(s) left)")
-    lines.append(f"{shown_path(out)}: {verdict}; {len(report['rewrites'])} rewrite(s); report "
-                 f"{shown_path(report_path)}")
+    lines.append(f"{shown_path(out)}: {verdict(report)}; {len(report['rewrites'])} rewrite(s); "
+                 f"report {shown_path(report_path)}")
+    step = _next_step(report, out, unpinned)
+    if step and verbosity >= 0:
+        lines.append(step)
     return "\n".join(lines) + "\n"
+
+
+def _next_step(report: dict, out: str, unpinned: list[str]) -> str | None:
+    """The last line: the one thing to do now."""
+    if unpinned:
+        pins = " ".join(f"--dim {n}=SIZE" for n in unpinned)
+        return neutral(f"next: pin {', '.join(unpinned)}: run conform again with {pins}")
+    if report["findings"] or report["validate"]["error"]:
+        return "next: the model needs a change conform cannot make (each left line says why)"
+    status = report["check"]["status"]
+    if status == "not checked":
+        return ("next: run conform again without --no-check, with onnxruntime installed (pip "
+                "install \".[conform]\" from a clone), to compare every output bit")
+    if status == "passed":
+        return neutral(f"next: sonnx validate {shown_path(out)}, then sonnx run {shown_path(out)} "
+                       "--input NAME=FILE")
+    return None
+
+
+def verdict(report: dict) -> str:
+    """The summary's verdict. "conforms" only when the rewritten model has no finding AND the
+    bit-identity check passed: a rewrite whose bits were not compared is "not checked"."""
+    left = len(report["findings"])
+    if left or report["validate"]["error"]:
+        return f"does not conform ({left} finding(s) left)"
+    status = report["check"]["status"]
+    if status == "passed":
+        return "conforms"
+    if status == "failed":
+        return "rewritten model has no finding, but its bits differ from the original's: do not use it"
+    return "not checked: the rewritten model has no finding, but its bit identity with the original was not checked"
 
 
 def _cmd_conform(args: argparse.Namespace) -> int:
@@ -78,7 +141,7 @@ def _cmd_conform(args: argparse.Namespace) -> int:
         def progress(msg: str) -> None:
             write(sys.stderr, f"{PROG}: {msg}\n")
     try:
-        model, report = conform(args.model, dims, progress=progress)
+        model, report = conform(args.model, dims, check=not args.no_check, progress=progress)
     except ConformError as exc:
         error(PROG, str(exc))
         return 2
@@ -99,7 +162,9 @@ def _cmd_conform(args: argparse.Namespace) -> int:
         error(PROG, f"cannot write {shown_path(args.output_file)} or its report: "
                     f"{getattr(exc, 'strerror', None) or exc}")
         return 2
-    write(sys.stdout, _summary(report, args.output_file, report_path, args.verbosity))
+    from .rewrite import symbolic_names
+    write(sys.stdout, _summary(report, args.output_file, report_path, args.verbosity,
+                               symbolic_names(model.graph)))
     return report["exit_code"]
 
 
@@ -123,5 +188,8 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="FILE", default=None,
                    help="write the JSON report (schema sonnx-conform-report/1) to FILE "
                         "(default: OUT.conform.json)")
+    p.add_argument("--no-check", action="store_true",
+                   help="skip the bit-identity check through onnxruntime (the report then says "
+                        "\"not checked\", never \"conforms\", and the exit status is 1)")
     p.set_defaults(func=_cmd_conform)
     return p

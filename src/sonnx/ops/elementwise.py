@@ -92,7 +92,7 @@ def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
 _R4_FIX = ("`sonnx conform MODEL -o OUT` stores a constant operand (initializer or Constant node) "
            "expanded to {shape} without changing any output bit, or store "
            "numpy.broadcast_to(x, {shape}).copy() as its initializer yourself; from PyTorch, "
-           "export with a static batch and multiply by a registered buffer already of that shape; "
+           "export with a static batch and make the operand a registered buffer already of that shape; "
            "an Expand node is not in the profile")
 
 

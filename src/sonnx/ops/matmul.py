@@ -60,9 +60,10 @@ def _rank_violation(what: str, shape: tuple) -> Violation | None:
                   f"the profile does no promotion: store it as the matrix {fix} (reshape the initializer, "
                   "or an array with .reshape)")
     elif what == "A":
-        advice = ("batched MatMul is outside the profile: when B is one matrix, fold A's batch "
-                  "dimensions into its rows (reshape A to (batch * M, K)); otherwise use one rank-2 "
-                  "MatMul per matrix of the batch")
+        advice = ("batched MatMul is outside the profile: when B is one matrix, give A its batch "
+                  "dimensions folded into its rows, (batch * M, K), as the model's input (a Reshape "
+                  "node is not in the profile either); otherwise use one rank-2 MatMul per matrix "
+                  "of the batch")
     else:
         advice = "batched MatMul is outside the profile: use one rank-2 MatMul per matrix of the batch"
     return Violation("MATMUL-R1", f"MatMul input {what} has rank {rank} (shape {tuple(shape)}); the profile "

@@ -5,6 +5,13 @@ given once, exact shape, exact element type. Nothing is cast or broadcast: an in
 float input is an error that says what to convert. bfloat16 has no numpy dtype of its own, so
 numpy saves an ml_dtypes.bfloat16 array as 2-byte void ('|V2', the raw bits): such an array is
 read as bfloat16 bits, for a bfloat16 input only (as sonnx run writes its bfloat16 outputs).
+
+Reading is bounded before anything is converted: a .npy (alone or as an .npz member) is read
+through its header first (numpy's parser, at most 10,000 bytes, no code evaluated), its type and
+shape checked against the model, then exactly the declared bytes are read (so a header that
+declares terabytes, or a compressed member of many megabytes, costs nothing); a pickled (object)
+array is named, never unpickled. Hex-float text is bounded field by field in run/hexfloat.py.
+Every dtype in a message is named by ``describe_dtype``.
 """
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import zipfile
 
 import numpy as np
 
@@ -28,36 +36,102 @@ class InputError(ValueError):
     """An input file that cannot be used; the message is one line saying what to do."""
 
 
-def _typed(array: np.ndarray, spec: InputSpec, where: str) -> np.ndarray:
-    """``array`` as the input ``spec`` declares it, or InputError (no cast, no broadcast)."""
+def describe_dtype(dtype) -> str:
+    """What an array of ``dtype`` holds, in words, for messages: a profile type by its ONNX name
+    (numpy's added where it differs), anything else by what numpy stores in it. The one place
+    that names a dtype in an input message, so no kind (a void, a record) is named as another."""
+    dt = np.dtype(dtype)
+    if dt.fields is not None:
+        fields = ", ".join(f"{n}: {describe_dtype(dt.fields[n][0])}" for n in dt.names)
+        return f"structured records of {dt.itemsize} bytes ({fields})"
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        return f"sub-arrays of shape {shape} of {describe_dtype(base)}"
+    if dt.type is np.void:              # ml_dtypes' types are kind 'V' too, but not np.void
+        how = ", as numpy.save stores ml_dtypes.bfloat16" if dt.itemsize == 2 else ""
+        return f"raw {dt.itemsize}-byte values (numpy void {dt.str}{how})"
+    words = {"O": "Python objects", "U": "text strings", "S": "byte strings", "M": "dates and times",
+             "m": "time differences", "c": "complex numbers", "b": "booleans"}.get(dt.kind)
+    if words:
+        return f"{words} (numpy {dt.str})"
+    name, native = dtypes.name_of(dt), dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
+    return name if name == native.name else f"{name} (numpy {native.name})"
+
+
+def _is_raw_2_bytes(dt: np.dtype) -> bool:
+    """Plain 2-byte void ('|V2'): what numpy.save writes for an ml_dtypes.bfloat16 array (a
+    2-byte record or sub-array is something else)."""
+    return dt.type is np.void and dt.itemsize == 2 and dt.fields is None and dt.subdtype is None
+
+
+def _check(dt: np.dtype, shape: tuple, spec: InputSpec, where: str) -> None:
+    """InputError unless an array of ``dt`` and ``shape`` is the input ``spec`` declares (no cast,
+    no broadcast): for an array, and for a .npy header before any of its data is read."""
     want = dtypes.numpy_dtype(spec.dtype)
-    dt = array.dtype
-    if spec.dtype == "bfloat16" and dt == np.dtype("V2"):
-        array = array.view(want)                      # numpy's storage of ml_dtypes.bfloat16
-    elif dt.byteorder not in ("=", "|") and dt.newbyteorder("=") == want:
-        array = array.astype(want)                    # the same values, in this machine's byte order
-    elif dt != want:
-        got = "raw 2-byte values" if dt.kind == "V" else dtypes.name_of(dt)
-        hint = (f"numpy.asarray(x, dtype=numpy.{want.name}) if its values are exact in {spec.dtype}"
-                if spec.dtype != "bfloat16" else "an ml_dtypes.bfloat16 array saved with numpy.save, "
-                "or hex-float text")
+    same = (dt == want or (spec.dtype == "bfloat16" and _is_raw_2_bytes(dt))   # numpy's bfloat16 storage
+            or (dt.byteorder not in ("=", "|") and dt.newbyteorder("=") == want))   # other byte order
+    if not same:
+        got = describe_dtype(dt)
+        numbers = dt.kind in "biuf" or dtypes.name_of(dt) in dtypes.NUMERIC_TYPES   # asarray is a cast
+        hint = ("an ml_dtypes.bfloat16 array saved with numpy.save, or hex-float text" if spec.dtype == "bfloat16"
+                else f"numpy.asarray(x, dtype=numpy.{want.name}) if its values are exact in {spec.dtype}"
+                if numbers else f"a numpy.{want.name} array of its values")
         raise InputError(f"{where}: input {spec.name} is declared {spec.dtype}, the file holds {got}; "
                          f"sonnx never casts: save it as {spec.dtype} ({hint})")
-    if array.shape != spec.shape:
-        raise InputError(f"{where}: input {spec.name} has shape {array.shape}, the model declares "
+    if shape != spec.shape:
+        raise InputError(f"{where}: input {spec.name} has shape {shape}, the model declares "
                          f"{spec.shape}; sonnx never broadcasts or reshapes: save it with shape {spec.shape}")
+
+
+def _typed(array: np.ndarray, spec: InputSpec, where: str) -> np.ndarray:
+    """``array`` as the input ``spec`` declares it, or InputError (no cast, no broadcast)."""
+    _check(array.dtype, array.shape, spec, where)
+    want = dtypes.numpy_dtype(spec.dtype)
+    if array.dtype != want:        # bfloat16 bits, or the same values in the other byte order
+        array = array.view(want) if _is_raw_2_bytes(array.dtype) else array.astype(want)
     return np.ascontiguousarray(array)
 
 
-def _npy(path: str) -> np.ndarray:
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")          # a zip with members, an empty zip
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _read_npy(fp, spec: InputSpec, where: str, what: str) -> np.ndarray:
+    """The array of the .npy stream ``fp``. Its header (at most numpy's 10,000 bytes, parsed
+    without evaluating code) is checked against ``spec`` first, so a header that declares another
+    type or shape, however large, allocates nothing; then exactly the declared bytes are read."""
     try:
-        array = np.load(path, allow_pickle=False)
+        version = np.lib.format.read_magic(fp)
+        if version not in _NPY_HEADERS:
+            raise ValueError(f"format version {version[0]}.{version[1]}; numpy.save writes 1.0 (2.0 for a "
+                             "header over 64 KiB)")
+        shape, fortran, dt = _NPY_HEADERS[version](fp)
     except Exception as exc:   # noqa: BLE001  a corrupt header raises anything numpy's parser meets
-        raise InputError(f"{shown_path(path)}: cannot read it as .npy ({_first_line(exc)})") from None
-    if not isinstance(array, np.ndarray):
-        array.close()
-        raise InputError(f"{shown_path(path)}: is a .npz archive, not a .npy file; rename it to .npz")
-    return array
+        raise InputError(f"{where}: cannot read it as {what} ({_first_line(exc)})") from None
+    _check(dt, shape, spec, where)
+    size = int(np.prod(shape, dtype=np.int64)) * dt.itemsize      # the model's shape: a sane size
+    data = fp.read(size + 1)
+    if len(data) != size:
+        raise InputError(f"{where}: cannot read it as {what} (its header declares {size} bytes of data, "
+                         f"it holds {'more' if len(data) > size else len(data)})")
+    return np.frombuffer(bytearray(data), dtype=dt).reshape(shape, order="F" if fortran else "C")
+
+
+def _magic(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(6)
+
+
+def _npy(path: str, spec: InputSpec) -> np.ndarray:
+    where = shown_path(path)
+    try:
+        if _magic(path).startswith(_ZIP_MAGIC):
+            raise InputError(f"{where}: is a .npz archive, not a .npy file; rename it to .npz")
+        with open(path, "rb") as fh:
+            return _read_npy(fh, spec, where, ".npy")
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read it as .npy ({exc.strerror or exc})") from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -65,36 +139,78 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
-def _npz(path: str) -> dict[str, np.ndarray]:
-    try:
-        archive = np.load(path, allow_pickle=False)
-        if not isinstance(archive, np.lib.npyio.NpzFile):     # numpy reads a .npy whatever its name
-            raise InputError(f"{shown_path(path)}: is a .npy file, not a .npz archive; rename it to .npy")
-        with archive:
-            return {k: archive[k] for k in archive.files}
-    except InputError:
-        raise
-    except Exception as exc:   # noqa: BLE001  zipfile and numpy raise many types on a corrupt archive
-        raise InputError(f"{shown_path(path)}: cannot read it as .npz ({_first_line(exc)})") from None
+class _Npz:
+    """A .npz archive read member by member, as numpy.load names them (a member 'x.npy' is the
+    array 'x'); only the members asked for are read, each through _read_npy."""
+
+    def __init__(self, path: str):
+        self.path, self.where = path, shown_path(path)
+        try:
+            if _magic(path) == _NPY_MAGIC:        # numpy.load reads a .npy whatever its name
+                raise InputError(f"{self.where}: is a .npy file, not a .npz archive; rename it to .npy")
+            self.zip = zipfile.ZipFile(path)
+        except InputError:
+            raise
+        except Exception as exc:   # noqa: BLE001  zipfile raises many types on a corrupt archive
+            raise InputError(f"{self.where}: cannot read it as .npz ({_first_line(exc)})") from None
+        self.members: dict[str, str] = {}
+        for member in self.zip.namelist():
+            key = member[:-4] if member.endswith(".npy") else member
+            if key in self.members:
+                self.zip.close()
+                raise InputError(f"{self.where}: holds two arrays named {key!r}; keep one")
+            self.members[key] = member
+
+    def array(self, key: str, spec: InputSpec) -> np.ndarray:
+        where = f"{self.where}[{key}]"
+        try:
+            with self.zip.open(self.members[key]) as fp:
+                return _read_npy(fp, spec, where, ".npz")
+        except InputError:
+            raise
+        except Exception as exc:   # noqa: BLE001  a corrupt member: zlib, CRC, truncation...
+            raise InputError(f"{where}: cannot read it as .npz ({_first_line(exc)})") from None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc):
+        self.zip.close()
+
+
+# A line of text holds one value: 1,024 mantissa digits and an 8-digit exponent make about 1,040
+# characters; a line over 1 MiB is refused unread (its blanks, or no newline at all, as in a
+# device file), so the memory a text input takes is bounded by its number of values.
+MAX_LINE_CHARS = 1 << 20
 
 
 def _text(path: str, spec: InputSpec) -> np.ndarray:
+    where, count = shown_path(path), int(np.prod(spec.shape, dtype=np.int64))
+    kept, lines, last = [], 0, 0        # the first `count` lines; lines read; the last one not blank
     try:
-        with open(path, encoding="utf-8-sig") as fh:      # a byte-order mark is not a value
-            lines = fh.read().splitlines()
+        # a byte-order mark is not a value; lines end at \n, \r\n or \r (open()'s universal
+        # newlines), never at the other characters str.splitlines() breaks at (\f, \v, U+2028...)
+        with open(path, encoding="utf-8-sig") as fh:
+            while line := fh.readline(MAX_LINE_CHARS + 1):
+                lines += 1
+                if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+                    raise InputError(f"{where}: line {lines} is longer than {MAX_LINE_CHARS:,} characters; "
+                                     "a value needs at most about 1,040")
+                line = line.removesuffix("\n")
+                if line.strip(hexfloat.BLANKS):
+                    last = lines
+                if lines <= count:
+                    kept.append(line)
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{shown_path(path)}: cannot read it as text "
+        raise InputError(f"{where}: cannot read it as text "
                          f"({getattr(exc, 'strerror', None) or exc})") from None
-    while lines and not lines[-1].strip():
-        lines.pop()
-    count = int(np.prod(spec.shape, dtype=np.int64))
-    if len(lines) != count:
-        raise InputError(f"{shown_path(path)}: holds {len(lines)} lines, input {spec} needs {count} "
+    if last != count:                   # trailing blank lines are no values
+        raise InputError(f"{where}: holds {last} lines, input {spec} needs {count} "
                          "values, one per line (row-major)")
     try:
-        flat = hexfloat.parse_lines(lines, spec.dtype)
+        flat = hexfloat.parse_lines(kept, spec.dtype)
     except hexfloat.TextError as exc:
-        raise InputError(f"{shown_path(path)}: {exc}") from None
+        raise InputError(f"{where}: {exc}") from None
     return flat.reshape(spec.shape)
 
 
@@ -141,23 +257,26 @@ def read_inputs(args: list[str], specs: dict[str, InputSpec]) -> dict[str, np.nd
             if suffix != ".npz":
                 raise InputError(f"--input {shown_path(path)}: name the input (NAME=FILE); only a .npz "
                                  "maps its keys to input names by itself")
-            for key, array in _npz(path).items():
-                put(key, array, f"{shown_path(path)}[{key}]")
+            with _Npz(path) as archive:
+                for key in archive.members:
+                    if key not in specs:
+                        raise _unknown(key, specs)
+                    put(key, archive.array(key, specs[key]), f"{shown_path(path)}[{key}]")
             continue
         if name not in specs:
             raise _unknown(name, specs)
         if suffix == ".npy":
-            put(name, _npy(path), shown_path(path))
+            put(name, _npy(path, specs[name]), shown_path(path))
         elif suffix == ".npz":
-            arrays = _npz(path)
-            if name in arrays:
-                key = name
-            elif len(arrays) == 1:
-                (key,) = arrays
-            else:
-                raise InputError(f"{shown_path(path)}: holds {sorted(arrays)} but no array named {name}; "
-                                 "name the key after the input")
-            put(name, arrays[key], f"{shown_path(path)}[{key}]")
+            with _Npz(path) as archive:
+                if name in archive.members:
+                    key = name
+                elif len(archive.members) == 1:
+                    (key,) = archive.members
+                else:
+                    raise InputError(f"{shown_path(path)}: holds {sorted(archive.members)} but no array named "
+                                     f"{name}; name the key after the input")
+                put(name, archive.array(key, specs[name]), f"{shown_path(path)}[{key}]")
         elif suffix in TEXT_SUFFIXES:
             put(name, _text(path, specs[name]), shown_path(path))
         else:

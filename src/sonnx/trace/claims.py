@@ -139,3 +139,23 @@ def judge(root: Path, rid: str, parts: list[Part], found: dict[str, list[dict]],
     if unverified:
         problems.append(f"names {unverified} CrossHair harness(es), unverified: no CrossHair summary was read")
     return out, problems
+
+
+# A requirement row's standing, from its claims alone (what the README's first screen counts;
+# the trace judges the same parts against the evidence): "partial" when a part declares a gap,
+# "covered" when no part does and at least one is proved, "tested only" when none is proved.
+STANDINGS = ("covered", "partial", "tested only")
+
+
+def standing(parts: list[Part]) -> str:
+    if any(p.gap for p in parts):
+        return "partial"
+    return "covered" if any(p.proof for p in parts) else "tested only"
+
+
+def standings(root: Path) -> dict[str, list[str]]:
+    """Each standing with the requirement IDs in it, in the file's order."""
+    out: dict[str, list[str]] = {s: [] for s in STANDINGS}
+    for rid, parts in (load(root) or {}).items():
+        out[standing(parts)].append(rid)
+    return out

@@ -15,7 +15,7 @@ from .. import colour
 from ..output import config_input, error, to_file, write
 from ..output_files import clash, model_inputs
 from .api import validate
-from .formats import FORMATS
+from .formats import FORMATS, help_base_problem
 from .selection import SelectionError, resolve
 from .text import shown_path
 
@@ -71,6 +71,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         _, not_checked = resolve(args.select if args.select is not None else conf.get("select"),
                                  args.ignore if args.ignore is not None else conf.get("ignore"))
         paths = models_in(args.models)
+        help_base = args.help_base or conf.get("help-base")
+        why = help_base and help_base_problem(help_base)
+        if why:
+            raise ValueError(why)
     except (SelectionError, ValueError) as exc:
         error(PROG, str(exc))
         return 2
@@ -88,7 +92,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             r = dataclasses.replace(r, findings=[f for f in r.findings if f.rule not in not_checked])
         reports.append(r)
     painted = to_stdout and colour.wanted(args.color, sys.stdout)
-    rendered = FORMATS[fmt](reports, not_checked, colour=painted, verbosity=args.verbosity)
+    rendered = FORMATS[fmt](reports, not_checked, colour=painted, verbosity=args.verbosity,
+                            help_base=help_base)
     for r in reports:   # on stderr in every format, whatever the report says
         if r.error is not None:
             error(PROG, r.error)
@@ -127,6 +132,9 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--ignore", type=_ids, action="extend", metavar="IDS", default=None,
                    help="comma-separated requirement IDs or prefixes not to check (both options "
                         "may be repeated)")
+    p.add_argument("--help-base", metavar="URL", default=None,
+                   help="SARIF: the browse URL of the sonnx repository's root (ending in '/'); each "
+                        "rule's helpUri is then its spec page there")
     p.add_argument("--exit-zero", action="store_true", default=None,
                    help="exit 0 even when violations are found (an unreadable model still exits 2)")
     p.set_defaults(func=_cmd_validate)

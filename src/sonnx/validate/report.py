@@ -64,6 +64,34 @@ class Finding:
             parts.append(f"tensor:{self.tensor}")
         return "/".join(parts)
 
+    @property
+    def where(self) -> str:
+        """The location as a person reads it: the node (its name, or ``<op_type>_<index>``) with
+        its operator version, else the tensor, else the graph; a graph other than the main one
+        first (``main/If_0:then_branch > Add_3 (Add-14)``). ``location`` is the machine form."""
+        op = (f" ({self.op_type}-{self.op_version})" if self.op_type and self.op_version else
+              f" ({self.op_type})" if self.op_type else "")
+        if self.node_label is not None:
+            here = f"{self.node_label}{op}"
+        elif self.tensor is not None:
+            here = f"tensor {self.tensor}"
+        else:
+            return self.graph
+        return here if self.graph == "main" else f"{self.graph} > {here}"
+
+    @property
+    def problem(self) -> str:
+        """What is wrong: the message up to its first "; " (the rules write "problem; advice")."""
+        return self.message.partition("; ")[0]
+
+    @property
+    def advice(self) -> str:
+        """What to do: the message after its first "; " ("" when it gives none)."""
+        return self.message.partition("; ")[2]
+
+    def __str__(self) -> str:
+        return f"[{self.rule}] {self.where}: {self.message}"
+
     def as_dict(self) -> dict:
         return {"rule": self.rule, "kind": self.kind, "message": self.message,
                 "location": self.location, "graph": self.graph, "node_index": self.node_index,
