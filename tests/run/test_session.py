@@ -156,3 +156,16 @@ def test_every_profile_operator_has_a_result_shape_rule():
     assert set(operators()) <= set(executor.SAME_SHAPE) | {"Gemm", "MatMul"}
     with pytest.raises(NotImplementedError, match="no result-shape rule for Conv"):
         executor._result_signature("Conv", [np.zeros((1, 1))], {})
+
+
+def test_each_intermediate_is_dropped_after_its_last_reader_and_no_output_is():
+    """A run holds only the live values: every value a node computes is dropped once, after the
+    last node that reads it; graph outputs never (they are returned)."""
+    for _, model in MODELS:
+        steps = Session(model)._steps
+        outputs = {o.name for o in model.graph.output}
+        dropped = [n for s in steps for n in s.last_uses]
+        assert sorted(dropped) == sorted({s.output for s in steps} - outputs)
+        for i, step in enumerate(steps):
+            for name in step.last_uses:
+                assert name in step.inputs and all(name not in later.inputs for later in steps[i + 1:])

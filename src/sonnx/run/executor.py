@@ -130,6 +130,9 @@ class Step:
     kernel: Callable             # a function of the operand arrays alone
     inputs: tuple[str, ...]
     output: str
+    # the intermediate values read for the last time by this node: dropped after it (unless every
+    # value is kept), so that a run holds only the live ones and its memory stays in cache
+    last_uses: tuple[str, ...] = ()
 
 
 SAME_SHAPE = ("Mul", "Add", "Sub", "Relu")      # result shaped as the first operand (no broadcast)
@@ -181,7 +184,20 @@ def plan(loaded: Loaded, mode: str) -> list[Step]:
             raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
         like[node.output[0]] = _placeholder(shape, dtype)
         steps.append(Step(node, kernel, inputs, node.output[0]))
-    return steps
+    return _with_last_uses(steps, {o.name for o in loaded.model.graph.output})
+
+
+def _with_last_uses(steps: list[Step], outputs: set[str]) -> list[Step]:
+    """``steps`` with each one's ``last_uses``: the values computed by a node (not the constants,
+    feeds or graph outputs) that no later node reads."""
+    computed = {step.output for step in steps} - outputs
+    seen: set[str] = set()
+    planned = []
+    for step in reversed(steps):
+        last = tuple(sorted({n for n in step.inputs if n in computed and n not in seen}))
+        seen.update(step.inputs)
+        planned.append(Step(step.node, step.kernel, step.inputs, step.output, last))
+    return planned[::-1]
 
 
 @fpenv.guarded     # once per graph: every node's kernel then runs in the proofs' environment
@@ -201,6 +217,9 @@ def execute(loaded: Loaded, steps: list[Step], feeds: dict[str, np.ndarray],
         except Exception as exc:   # a conformant model's node never fails: say which one did
             node = step.node
             raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
+        if not keep_all:
+            for name in step.last_uses:
+                del values[name]
     if keep_all:
         return values
     return {o.name: values[o.name] for o in loaded.model.graph.output}
