@@ -1,25 +1,34 @@
 """sonnx: verified kernels and a strict-profile validator for the SONNX profile.
 
-``import sonnx`` loads numpy and the kernels only. The validator (and with it onnx) is loaded
-on the first use of ``sonnx.validate`` (``sonnx.conform`` and ``sonnx.run``, the executor of sonnx/run/,
-likewise); numba on the first exact float Gemm (ops/gemm_fold.py).
+``import sonnx`` loads almost nothing: each kernel (``sonnx.gemm``, ...; with numpy) is loaded on
+its first use. The validator (and with it onnx) is loaded on the first use of ``sonnx.validate``
+(``sonnx.conform``, ``sonnx.run`` and ``sonnx.Session``, the executor of sonnx/run/, likewise);
+llvmlite on the first exact float Gemm (ops/gemm_fold.py).
 """
 import sys
 import types
 
 from .errors import ProfileViolation, Violation
-from .ops.add import add
-from .ops.gemm import gemm
-from .ops.matmul import matmul
-from .ops.mul import mul
-from .ops.relu import relu
-from .ops.sub import sub
 
-__all__ = ["ProfileViolation", "Violation", "add", "conform", "gemm", "matmul", "mul", "relu", "run", "sub", "validate"]
+__all__ = ["ProfileViolation", "Session", "Violation", "add", "conform", "gemm", "matmul", "mul", "relu", "run", "sub", "validate"]
 __version__ = "0.1.0"
 
 
+# kernel name -> its module: loaded (with numpy) on first use, so that `sonnx --version` and the
+# sub-commands that need no kernel start without them
+_KERNELS = {"add": "add", "gemm": "gemm", "matmul": "matmul", "mul": "mul", "relu": "relu", "sub": "sub"}
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
 def __getattr__(name: str):
+    if name in _KERNELS:
+        import importlib
+        kernel = getattr(importlib.import_module(f".ops.{_KERNELS[name]}", __name__), name)
+        globals()[name] = kernel
+        return kernel
     if name == "validate":
         from .validate.api import validate
         globals()["validate"] = validate     # later look-ups find it without this hook
@@ -28,6 +37,10 @@ def __getattr__(name: str):
         from .run import run
         globals()["run"] = run
         return run
+    if name == "Session":
+        from .run.session import Session
+        globals()["Session"] = Session
+        return Session
     if name == "conform":
         from .conform.api import conform
         globals()["conform"] = conform

@@ -4,18 +4,27 @@ configuration or unreadable input. Errors go to stderr, reports to stdout or -o 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import textwrap
-from importlib import resources
-from pathlib import Path
+import warnings
 
-from . import __version__, colour, config, requirements
-from .output import config_input, error, to_file, write
-from .output_files import clash
+from . import __version__, colour
+from .errors import SlowKernelWarning
+
+# Start-up: this module imports only what every command needs; each sub-command's module (and
+# with it numpy, onnx, the validator) is imported when that command is run (build_parser), so
+# `sonnx --version` loads none of them and `sonnx validate` not the others' (tests/cli/test_startup.py)
+COMMANDS = {"validate": "sonnx.validate.cli", "conform": "sonnx.conform.cli", "run": "sonnx.run.cli",
+            "trace": "sonnx.trace.cli"}
 
 
 def _cmd_requirements(args: argparse.Namespace) -> int:
+    import json
+    import textwrap
+    from importlib import resources
+
+    from . import requirements
+    from .output import config_input, error, to_file, write
+    from .output_files import clash
     reqs = requirements.load()
     if args.format == "json":
         text = json.dumps([r.as_dict() for r in reqs.values()], indent=2) + "\n"
@@ -63,7 +72,9 @@ def common_options() -> argparse.ArgumentParser:
     return common
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``command`` (a sub-command's name) only that sub-command's module is
+    imported (the others' parsers are not needed to parse its arguments)."""
     parser = _Parser(prog="sonnx", description="SONNX profile: requirements, validation, traceability. "
                      "Exit status: 0 success, 1 findings, 2 usage error or unreadable input.")
     parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
@@ -74,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the list to FILE instead of stdout")
     p.set_defaults(func=_cmd_requirements)
     # Sub-commands of other packages register themselves here (validate, conform, run, trace).
-    for module in ("sonnx.validate.cli", "sonnx.conform.cli", "sonnx.run.cli", "sonnx.trace.cli"):
+    for module in [COMMANDS[command]] if command in COMMANDS else COMMANDS.values():
         try:
             mod = __import__(module, fromlist=["add_parser"])
         except ModuleNotFoundError as exc:
@@ -85,8 +96,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _notes_as_one_line(show):
+    """warnings.showwarning that prints a SlowKernelWarning as its message alone, one line on
+    stderr (it says what to install), and any other warning as ``show`` does."""
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, SlowKernelWarning):
+            from .output import write
+            write(sys.stderr, f"{message}\n")
+        else:
+            show(message, category, filename, lineno, file, line)
+    return showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():      # restores showwarning when the command is done
+        warnings.showwarning = _notes_as_one_line(warnings.showwarning)
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:            # before any sub-command's module is imported
+        sys.stdout.write(f"sonnx {__version__}\n")
+        return 0
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    from pathlib import Path
+
+    from . import config
+    from .output import error
     try:
         path, tables = (None, {t: {} for t in config.SCHEMA}) if args.isolated else config.settings(Path.cwd())
     except config.ConfigError as exc:

@@ -16,6 +16,12 @@ class Violation:
         return f"[{self.requirement}] {self.message}"
 
 
+class SlowKernelWarning(RuntimeWarning):
+    """A kernel runs on a slower fallback that gives the same bits (the exact Gemm fold without
+    llvmlite). Python callers see a warning they can filter; the command line prints it as one
+    line with the install command (cli.main), not as a warning with a source line."""
+
+
 class ProfileViolation(ValueError):
     """Raised by a kernel when its inputs break a SONNX profile requirement.
 

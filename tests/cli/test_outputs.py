@@ -234,7 +234,7 @@ def test_run_never_writes_over_an_input(run_files, capsys, case):
         else:
             os.link(run_files / target, run_files / where)
     before = snapshot(run_files)
-    refused(["run", "m.onnx", "--input", "a=a.npy", "--input", given, "-o", "out"], capsys, named)
+    refused(["run", "m.onnx", "--input", "a=a.npy", "--input", given, "-o", "out", "--hex"], capsys, named)
     assert snapshot(run_files) == before
 
 
@@ -249,11 +249,38 @@ def test_run_outputs_in_one_folder_never_share_a_file(run_files, capsys):
     assert snapshot(run_files) == before
 
 
+def test_run_writes_only_npy_unless_hex_is_asked_for(run_files, capsys):
+    """.npy is the default output format: without --hex no .hex file is written (and --hex
+    without -o is refused: it names the format of -o's files)."""
+    code, _, err = run(["run", "m.onnx", "--input", "a=a.npy", "--input", "b=a.npy", "-o", "new"], capsys)
+    assert code == 0, err
+    assert sorted(os.listdir(run_files / "new")) == ["prod.npy", "run.json", "sum.npy"]
+    assert "hex" not in json.loads((run_files / "new" / "run.json").read_text())["outputs"]["prod"]
+    code, out, err = run(["run", "m.onnx", "--input", "a=a.npy", "--input", "b=a.npy", "--hex"], capsys)
+    assert code == 2 and out == "" and err == "sonnx run: --hex names the format of the files of -o DIR; give -o DIR too\n"
+
+
+def test_hex_text_is_streamed_in_chunks_with_the_whole_text(monkeypatch, tmp_path):
+    """write_hex formats a chunk at a time (never the whole array's text at once) and writes the
+    text format_array gives for the whole array."""
+    from sonnx.run import hexfloat, io
+    monkeypatch.setattr(io, "HEX_CHUNK", 7)
+    a = np.random.default_rng(0).standard_normal((5, 9)).astype(np.float32)
+    sizes = []
+    real = hexfloat.format_array
+    monkeypatch.setattr(hexfloat, "format_array", lambda x: sizes.append(x.size) or real(x))
+    with open(tmp_path / "a.hex", "w") as fh:
+        io.write_hex(fh, a)
+    assert max(sizes) == 7 and sum(sizes) == a.size
+    assert (tmp_path / "a.hex").read_text() == real(a)
+
+
 def test_run_writes_every_output_inside_its_folder(run_files, capsys):
     """write_outputs keeps the files of every output (not the last one's only), each inside -o
     DIR (none in the current directory), and lists them all."""
     from sonnx.run import io
-    code, out, err = run(["run", "m.onnx", "--input", "a=a.npy", "--input", "b=a.npy", "-o", "out", "-v"], capsys)
+    code, out, err = run(["run", "m.onnx", "--input", "a=a.npy", "--input", "b=a.npy", "-o", "out", "-v",
+                          "--hex"], capsys)
     assert code == 0, err
     names = ["prod.npy", "prod.hex", "sum.npy", "sum.hex", "run.json"]
     assert sorted(os.listdir(run_files / "out")) == sorted(names)
@@ -266,7 +293,7 @@ def test_run_writes_every_output_inside_its_folder(run_files, capsys):
     assert {n: (o["npy"], o["hex"]) for n, o in summary["outputs"].items()} == {
         "prod": ("prod.npy", "prod.hex"), "sum": ("sum.npy", "sum.hex")}
     written = io.write_outputs(str(run_files / "again"), {"prod": a, "sum": a},
-                               {"outputs": {"prod": {}, "sum": {}}})
+                               {"outputs": {"prod": {}, "sum": {}}}, hex_text=True)
     assert written == [str(run_files / "again" / n) for n in names]
 
 
@@ -368,7 +395,8 @@ def test_run_interrupted_half_way_keeps_the_old_files(run_files, capsys, monkeyp
         return real_save(file, arr, *a, **k)
     monkeypatch.setattr(np, "save", half_save)
     before = snapshot(run_files)
-    code, _, err = run(["run", "m.onnx", "--input", "a=a.npy", "--input", "b=a.npy", "-o", "out"], capsys)
+    code, _, err = run(["run", "m.onnx", "--input", "a=a.npy", "--input", "b=a.npy", "-o", "out", "--hex"],
+                       capsys)
     assert code == 2 and "No space left" in err and len(err.splitlines()) == 1, err
     after = snapshot(run_files)
     # the first output was written whole before the failure; every other file is the old one

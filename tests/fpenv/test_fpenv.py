@@ -173,7 +173,7 @@ def test_sonnx_run_command_in_a_process_started_with_fast_math_state(plant, c_ca
     for name, extra in (("clean", {}), ("planted", {"LD_PRELOAD": str(plant), "SONNX_PLANT": "upward+ftz+daz"})):
         out = tmp_path / name
         p = subprocess.run([sys.executable, "-m", "sonnx", "run", str(tmp_path / "m.onnx"), "--input",
-                            f"X={tmp_path / 'x.hex'}", "-o", str(out)], capture_output=True, text=True,
+                            f"X={tmp_path / 'x.hex'}", "-o", str(out), "--hex"], capture_output=True, text=True,
                            env=_child_env(c_cache, **extra), timeout=600)
         assert p.returncode == 0, p.stderr
         outs[name] = {f.name: f.read_bytes() for f in sorted(out.iterdir()) if f.suffix in (".npy", ".hex")}

@@ -266,3 +266,35 @@ def test_corrupted_input_files_never_give_a_traceback(tmp_path, capsys, suffix):
             assert err.count("\n") == 1 and err.startswith("sonnx run: "), (k, err)
         codes.append(code)
     assert codes.count(2) > 50           # most mutations break the file, and are caught
+
+
+def _without_llvmlite(monkeypatch):
+    from sonnx.ops import gemm_fold
+    monkeypatch.setenv(gemm_fold.FORCE_NUMPY_ENV, "1")      # the numpy fold, as without llvmlite
+    monkeypatch.setattr(gemm_fold, "_FOLD", [])
+    monkeypatch.setattr(gemm_fold, "_warned", [])
+    return gemm_fold
+
+
+def test_slow_fold_notice_is_one_line_with_the_install_command(files, capsys, monkeypatch):
+    """Without llvmlite an exact run says so in one line naming the install command, not as a
+    Python warning with a file name, line number and source line."""
+    gemm_fold = _without_llvmlite(monkeypatch)
+    code = main(["run", MODEL, "--input", f"x={files}/x.npy"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out
+    assert err == gemm_fold.SLOW_WARNING + "\n" and "pip install sonnx[fast-exact]" in err
+    monkeypatch.setattr(gemm_fold, "_FOLD", [])
+    monkeypatch.setattr(gemm_fold, "_warned", [])
+
+
+def test_planted_raw_warning_is_caught(files, capsys, monkeypatch):
+    """Planted fault: the command line leaves the notice to Python's warning machinery (which
+    prints a source line; under pytest it records the warning): the one line is missing."""
+    import sonnx.cli as cli
+    gemm_fold = _without_llvmlite(monkeypatch)
+    monkeypatch.setattr(cli, "_notes_as_one_line", lambda show: show)
+    assert main(["run", MODEL, "--input", f"x={files}/x.npy"]) == 0
+    err = capsys.readouterr().err
+    assert err != gemm_fold.SLOW_WARNING + "\n"
+    monkeypatch.setattr(gemm_fold, "_FOLD", [])

@@ -48,11 +48,10 @@ def test_exact_mode_gives_the_reference_bits(model):
 
 @pytest.mark.req("GEMM-R7", "RELU-R3", "MATMUL-R5")
 def test_a_fast_kernel_planted_in_exact_mode_is_caught(monkeypatch):
-    """A planted fault: the executor runs Gemm and MatMul through BLAS (fast mode) when asked for
-    exact; comparing with the reference kernels catches it on the MLPs."""
-    real = executor.run_node
-    monkeypatch.setattr(executor, "run_node", lambda op, args, attrs, *, mode, opset=None:
-                        real(op, args, attrs, mode="fast", opset=opset))
+    """A planted fault: the executor plans Gemm and MatMul through BLAS (fast mode) when asked
+    for exact; comparing with the reference kernels catches it on the MLPs."""
+    real = executor.plan
+    monkeypatch.setattr(executor, "plan", lambda loaded, mode: real(loaded, "fast"))
     assert sum(reference_mismatches(m, inputs(m)) for _, m in MODELS) > 0
 
 
@@ -107,7 +106,8 @@ def test_16_bit_inputs_from_npy_and_hex_text(tmp_path, op, elem, dt):
     expected = getattr(sonnx, op.lower())(a, b)
     out = tmp_path / "out"
     p = subprocess.run([sys.executable, "-m", "sonnx", "run", path, "--input", f"A={tmp_path / 'a.npy'}",
-                        "--input", f"B={tmp_path / 'b.hex'}", "-o", str(out)], capture_output=True, text=True)
+                        "--input", f"B={tmp_path / 'b.hex'}", "-o", str(out), "--hex"], capture_output=True,
+                       text=True)
     assert p.returncode == 0, p.stderr
     got = np.load(out / "Y.npy")
     if dt is ml_dtypes.bfloat16:
@@ -155,7 +155,7 @@ def test_the_same_bits_in_every_process(tmp_path, mode):
     for k in range(2):
         out = tmp_path / f"out{k}"
         p = subprocess.run([sys.executable, "-m", "sonnx", "run", mlp_path(model_id), "--input",
-                            f"{x_name}={tmp_path / 'x.npy'}", "--mode", mode, "-o", str(out)],
+                            f"{x_name}={tmp_path / 'x.npy'}", "--mode", mode, "-o", str(out), "--hex"],
                            capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
         summary = json.loads((out / "run.json").read_text())

@@ -83,4 +83,6 @@ add = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.add, "Element-wise sum of 
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=add_reference,
-    kernel=add, spec="spec/add.md", proofs=("proofs/add.mlw", "proofs/add_half.mlw", "proofs/add_c.mlw"))
+    kernel=add,
+    bind=elementwise.binder(OP, PREFIX, LATEST, np.add),
+    spec="spec/add.md", proofs=("proofs/add.mlw", "proofs/add_half.mlw", "proofs/add_c.mlw"))

@@ -276,13 +276,27 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
         if quiet is None:
             quiet = _check(op, prefix, a, b, opset)
             accepted.remember(key, quiet)
-        if quiet:
-            with np.errstate(all="ignore"):
-                out = ufunc(a, b)
-        else:                   # integers wrap without a warning; errstate would cost ~1 us
-            out = ufunc(a, b)
-        return out if type(out) is np.ndarray else np.asarray(out)
+        return _apply(ufunc, quiet, a, b)
 
     kernel.__name__ = kernel.__qualname__ = op.lower()
     kernel.__doc__ = doc + _REFUSALS
     return fpenv.guarded(kernel)     # the proofs' environment: round to nearest even, no FTZ/DAZ
+
+
+def _apply(ufunc: np.ufunc, quiet: bool, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The arithmetic of an accepted call (``quiet``: silence IEEE warnings, a float type)."""
+    if quiet:
+        with np.errstate(all="ignore"):
+            out = ufunc(a, b)
+    else:                   # integers wrap without a warning; errstate would cost ~1 us
+        out = ufunc(a, b)
+    return out if type(out) is np.ndarray else np.asarray(out)
+
+
+def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
+    """The ``bind`` of ``op``'s kernel: the kernel's checks once now for arrays like ``a`` and
+    ``b`` (the same refusals), then a function of the arrays alone (see gemm.bind)."""
+    def bind(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> Callable:
+        quiet = _check(op, prefix, a, b, opset)
+        return lambda a, b: _apply(ufunc, quiet, a, b)
+    return bind

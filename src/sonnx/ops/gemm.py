@@ -401,9 +401,11 @@ def _exact_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: fl
     if alpha != 1.0:                        # 1 * s == s exactly: the multiply is skipped
         np.multiply(acc.type(alpha), s, out=s)
     if c is not None:
-        cb = c.astype(acc)                  # exact widening (float16/bfloat16 -> float32)
-        if beta != 1.0:
+        if beta != 1.0:                     # a copy, scaled in place
+            cb = c.astype(acc)              # exact widening (float16/bfloat16 -> float32)
             np.multiply(acc.type(beta), cb, out=cb)
+        else:                               # only read: no copy when C is already in acc
+            cb = c.astype(acc, copy=False)
         np.add(s, cb, out=s)
     return s
 
@@ -508,6 +510,11 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
     if plan is None:
         plan = _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
         _ACCEPTED.remember(key, plan)
+    return _apply(plan, a, b, c, alpha, beta)
+
+
+def _apply(plan: _Plan, a, b, c, alpha, beta) -> np.ndarray:
+    """The arithmetic of an accepted call (``plan``: what its checks found)."""
     ap = a.T if plan.ta else a
     bp = b.T if plan.tb else b
     out_dtype = plan.out
@@ -533,8 +540,25 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
         return y if y.dtype == out_dtype else y.astype(out_dtype)    # the single final RNE rounding to T
 
 
+
+def bind(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
+         beta: float = 1.0, trans_a: bool = False, trans_b: bool = False, mode: str = "exact",
+         opset: int = LATEST) -> Callable[..., np.ndarray]:
+    """``gemm`` with everything but the arrays fixed and checked now (the same checks, same
+    refusals): a function of (A, B[, C]) for arrays of the shapes and element types of ``a``,
+    ``b``, ``c`` (only their signatures are read). The caller guarantees those signatures and
+    runs it under fpenv.guarded (sonnx.run.session.Session does both); the arithmetic is
+    gemm's own (_apply)."""
+    plan = _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
+
+    def bound(a, b, c=None):
+        return _apply(plan, a, b, c, alpha, beta)
+    return bound
+
+
 OPERATOR = Operator(
     name=OP, prefix="GEMM", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
+    bind=bind,
     spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c.mlw",
                                  "proofs/gemm_refusal.mlw", "proofs/gemm_error.mlw", "proofs/gemm_dot_error.mlw"))

@@ -32,6 +32,8 @@ import warnings
 
 import numpy as np
 
+from ..errors import SlowKernelWarning
+
 # products smaller than this (M*K*N) run on one thread: starting threads would cost more
 PARALLEL_WORK = 1 << 22
 # K block: a panel of B' (KC x NR) stays in the level-1 cache while the row panels pass over it
@@ -108,7 +110,7 @@ def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarr
     if kernels is None:
         if not _warned:
             _warned.append(True)
-            warnings.warn(SLOW_WARNING, RuntimeWarning, stacklevel=2)
+            warnings.warn(SLOW_WARNING, SlowKernelWarning, stacklevel=2)
         return numpy_fold(ap, bp)
     m, k = ap.shape
     n = bp.shape[1]

@@ -214,7 +214,15 @@ def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "ex
     return gemm.gemm(a, b, None, mode=mode, opset=gemm.LATEST, **gemm_arguments())
 
 
+def bind(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exact"):
+    """``matmul`` checked once now for arrays like ``a`` and ``b``: Gemm's bound kernel (see
+    gemm.bind), after MatMul's own checks (the same refusals as ``matmul``)."""
+    _check(a, b, mode, opset)
+    return gemm.bind(a, b, None, mode=mode, opset=gemm.LATEST, **gemm_arguments())
+
+
 OPERATOR = Operator(
     name=OP, prefix="MATMUL", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={}, constraints=node_constraints, reference=matmul_reference, kernel=matmul,
+    bind=bind,
     spec="spec/matmul.md", proofs=("proofs/matmul.mlw",))

@@ -86,4 +86,6 @@ mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply, "Element-wise pr
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=mul_reference,
-    kernel=mul, spec="spec/mul.md", proofs=("proofs/mul.mlw", "proofs/mul_half.mlw", "proofs/mul_c.mlw"))
+    kernel=mul,
+    bind=elementwise.binder(OP, PREFIX, LATEST, np.multiply),
+    spec="spec/mul.md", proofs=("proofs/mul.mlw", "proofs/mul_half.mlw", "proofs/mul_c.mlw"))

@@ -30,6 +30,10 @@ class Operator:
     kernel: Callable                            # the numpy kernel exported as sonnx.<name>
     spec: str                                   # e.g. "spec/mul.md"
     proofs: tuple[str, ...]                     # the operator's own .mlw files
+    # the kernel with its checks done once: bind(*example_arrays, **kernel_keywords) -> a
+    # function of the arrays alone, for arrays of the examples' shapes and types, to be run
+    # under fpenv.guarded (sonnx.run.session plans a model with it)
+    bind: Callable
 
     @property
     def versions(self) -> tuple[int, ...]:

@@ -95,4 +95,6 @@ sub = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.subtract, "Element-wise di
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=sub_reference,
-    kernel=sub, spec="spec/sub.md", proofs=("proofs/sub.mlw", "proofs/sub_half.mlw", "proofs/sub_c.mlw"))
+    kernel=sub,
+    bind=elementwise.binder(OP, PREFIX, LATEST, np.subtract),
+    spec="spec/sub.md", proofs=("proofs/sub.mlw", "proofs/sub_half.mlw", "proofs/sub_c.mlw"))

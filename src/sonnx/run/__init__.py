@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from .comparison import CompareError, compare
-from .executor import RunError, load, run_graph
-from .io import InputError, check_feeds
+from .executor import RunError
+from .io import InputError
+from .session import Session
 
-__all__ = ["CompareError", "InputError", "RunError", "compare", "run"]
+__all__ = ["CompareError", "InputError", "RunError", "Session", "compare", "run"]
 
 
 def run(model_or_path, inputs: dict[str, np.ndarray], mode: str = "exact") -> dict[str, np.ndarray]:
@@ -21,11 +22,13 @@ def run(model_or_path, inputs: dict[str, np.ndarray], mode: str = "exact") -> di
 
     Raises RunError when the model cannot be read or does not conform (``.findings``: the
     validator's), InputError for inputs that do not match the model, ValueError for a bad mode.
+    One call validates and plans the model each time: to run a model many times, make a
+    ``sonnx.Session`` once and call its ``run``.
     """
     if mode not in ("exact", "fast"):
         raise ValueError(f"sonnx.run: unknown mode {mode!r}; use 'exact' or 'fast'")
-    loaded = load(model_or_path)
-    return run_graph(loaded, check_feeds(dict(inputs), loaded.inputs), mode)
+    session = Session(model_or_path, mode)
+    return dict(zip(session.output_names, session.run(None, inputs)))
 
 
 

@@ -1,4 +1,4 @@
-"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [-o DIR] [--compare onnxruntime]`.
+"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [-o DIR [--hex]] [--compare onnxruntime]`.
 
 Exit 0: the model ran (and with --compare, onnxruntime is within the profile's bounds on every
 node); 1: --compare found a node outside its bound or could not compare one; 2: the model does
@@ -38,8 +38,11 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="exact (default): bit-exact reference results; fast: Gemm/MatMul through BLAS "
                         "within GEMM-R7's bound")
     p.add_argument("-o", "--output-dir", metavar="DIR",
-                   help="write NAME.npy, NAME.hex per output and run.json into DIR (created; its "
-                        "parent must exist)")
+                   help="write NAME.npy per output and run.json into DIR (created; its parent must "
+                        "exist)")
+    p.add_argument("--hex", action="store_true",
+                   help="with -o: also write NAME.hex per output, hex-float text (one value per line, "
+                        "every bit but a NaN's payload; slower and larger than .npy)")
     p.add_argument("--compare", choices=("onnxruntime",), default=None,
                    help="also run onnxruntime and check it node by node against the profile's bounds")
     p.set_defaults(func=_cmd_run)
@@ -48,15 +51,20 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
 
 def _progress(verbosity: int):
     """Per-node progress on stderr: every node with -v, else about one line a second once a run
-    takes longer than that (a model with many nodes)."""
+    takes longer than that (a model with many nodes); and inside a long node's bound check
+    (--compare), a line at each tenth of it (``percent``), whatever the time."""
     last = [time.perf_counter()]
 
-    def show(i, n, node, seconds):
+    def show(i, n, node, seconds, percent=None):
         now = time.perf_counter()
-        if verbosity > 0 or now - last[0] >= 1.0:
+        what = "node" if seconds is not None else "onnxruntime check of node"   # None: comparison.py
+        where = f"{what} {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)}"
+        if percent is not None:
             last[0] = now
-            what = "node" if seconds is not None else "onnxruntime check of node"   # None: comparison.py
-            write(sys.stderr, f"{PROG}: {what} {i + 1}/{n} {neutral(node.op_type)} {neutral(node.name)}\n")
+            write(sys.stderr, f"{PROG}: {where}: bound checked for {percent}%\n")
+        elif verbosity > 0 or now - last[0] >= 1.0:
+            last[0] = now
+            write(sys.stderr, f"{PROG}: {where}\n")
     return show if verbosity >= 0 else None
 
 
@@ -71,7 +79,8 @@ def _file_sha256(path: str) -> str | None:
 def _planned(args: argparse.Namespace, loaded, io) -> list[tuple[str, str]]:
     """Every file the run will write into -o DIR, named for the error message."""
     files = []
-    for name, paths in io.output_files(args.output_dir, [o.name for o in loaded.model.graph.output]).items():
+    for name, paths in io.output_files(args.output_dir, [o.name for o in loaded.model.graph.output],
+                                       args.hex).items():
         files += [(f"the file of output {neutral(name)}", p) for p in paths]
     files.append(("the run summary", os.path.join(args.output_dir, io.RUN_JSON)))
     if args.compare:
@@ -93,7 +102,11 @@ def _given_files(inputs: list[str]):
 @fpenv.guarded
 def _cmd_run(args: argparse.Namespace) -> int:
     from . import io
-    from .executor import RunError, load, run_graph
+    from .executor import RunError
+    from .session import Session
+    if args.hex and not args.output_dir:
+        error(PROG, "--hex names the format of the files of -o DIR; give -o DIR too")
+        return 2
     if args.output_dir:
         parent = os.path.dirname(os.path.abspath(args.output_dir))
         if os.path.exists(args.output_dir) and not os.path.isdir(args.output_dir):
@@ -105,7 +118,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return 2
     result = None
     try:
-        loaded = load(args.model)
+        session = Session(args.model, args.mode)      # validated and planned once
+        loaded = session.loaded
         if args.output_dir:   # before the run: no file of -o DIR may be an input
             why = clash(_planned(args, loaded, io),
                         chain(model_inputs(args.model), _given_files(args.inputs), config_input(args)))
@@ -116,13 +130,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.compare:
             from .comparison import CompareError, compare
             try:
-                result = compare(loaded.model, feeds, args.mode, _progress(args.verbosity))
+                result = compare(session, feeds, args.mode, _progress(args.verbosity))
             except CompareError as exc:
                 error(PROG, str(exc))
                 return 2
             outputs = result.sonnx_outputs
         else:
-            outputs = run_graph(loaded, feeds, args.mode, _progress(args.verbosity))
+            outputs = session.evaluate(feeds, _progress(args.verbosity))
     except RunError as exc:
         for f in exc.findings:
             where = f" ({f.location})" if f.location != "model" else ""
@@ -137,7 +151,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                "inputs": io.describe(feeds), "outputs": io.describe(outputs)}
     if args.output_dir:
         try:
-            written = io.write_outputs(args.output_dir, outputs, summary)
+            written = io.write_outputs(args.output_dir, outputs, summary, args.hex)
             if result is not None:
                 written.append(os.path.join(args.output_dir, io.COMPARE_JSON))
                 with replacing(written[-1], "w", encoding="utf-8") as fh:

@@ -9,7 +9,8 @@ node is run alone in onnxruntime on the inputs *sonnx* computed for it (so error
 across layers, and each node is held to its own bound), and
 - Gemm, MatMul (floats): every element within GEMM-R7's fast-mode bound of those inputs
   (sonnx.ops.gemm_bound, the function the operator tests use; accumulation in float32 for
-  float16/bfloat16/float, float64 for double); integers: equal to sonnx's result (wrap-around);
+  float16/bfloat16/float, float64 for double: a float64 screen proves most elements within it,
+  the exact check on rationals judges the rest); integers: equal to sonnx's result (wrap-around);
 - Mul, Add, Sub: equal bit for bit (one IEEE 754 rounding; a NaN matches any NaN, payloads open);
 - Relu: equal, except that onnxruntime may return -0 where the profile gives +0 (spec/relu.md)
   and a NaN matches any NaN.
@@ -140,8 +141,10 @@ def _same(y: np.ndarray, ours: np.ndarray, zero_sign_open: bool) -> str:
     return ""
 
 
-def check_node(index: int, node, args: list[np.ndarray], ours: np.ndarray, opset: int, ir_version: int) -> NodeCheck:
-    """One node run alone in onnxruntime on sonnx's inputs, judged by its operator's criterion."""
+def check_node(index: int, node, args: list[np.ndarray], ours: np.ndarray, opset: int, ir_version: int,
+               tenths=None) -> NodeCheck:
+    """One node run alone in onnxruntime on sonnx's inputs, judged by its operator's criterion.
+    ``tenths(percent)``: called at each tenth of a long bound check (gemm_bound.outside_bound)."""
     check = NodeCheck(index, node.name, node.op_type, "within")
     try:
         feed = dict(zip([n for n in node.input if n], args))
@@ -156,7 +159,7 @@ def check_node(index: int, node, args: list[np.ndarray], ours: np.ndarray, opset
         kw = {names[k]: v for k, v in attrs.items() if k in names}
         c = args[2] if len(args) > 2 else None
         try:
-            bad = outside_bound(np.asarray(y), args[0], args[1], c, limit=1, **kw)
+            bad = outside_bound(np.asarray(y), args[0], args[1], c, limit=1, progress=tenths, **kw)
         except ValueError as exc:
             check.status, check.detail = "not compared", str(exc)
             return check
@@ -173,7 +176,8 @@ def check_node(index: int, node, args: list[np.ndarray], ours: np.ndarray, opset
 
 
 def compare(model_or_path, inputs: dict[str, np.ndarray], mode: str = "exact", progress=None) -> Comparison:
-    """Run the model with sonnx (``mode``) and with onnxruntime on ``inputs``: per-output
+    """Run the model (a path, a ModelProto or a Session, whose mode then counts) with sonnx
+    (``mode``) and with onnxruntime on ``inputs``: per-output
     differences and per-node verdicts (module docstring). Raises RunError / InputError as
     sonnx.run does, CompareError when onnxruntime is missing or cannot run the whole model."""
     try:
@@ -181,21 +185,26 @@ def compare(model_or_path, inputs: dict[str, np.ndarray], mode: str = "exact", p
     except ImportError:
         raise CompareError("onnxruntime is not installed; pip install onnxruntime (or run without "
                            "--compare)") from None
-    loaded = executor.load(model_or_path)
+    from .session import Session
+    session = model_or_path if isinstance(model_or_path, Session) else Session(model_or_path, mode)
+    loaded = session.loaded
     feeds = check_feeds(dict(inputs), loaded.inputs)
-    values = executor.run_graph(loaded, feeds, mode, progress, keep_all=True)
+    values = session.evaluate(feeds, progress, keep_all=True)
     model = loaded.model
     try:
         theirs = _session(model).run(None, feeds)
     except Exception as exc:
         raise CompareError(f"onnxruntime cannot run the model: {str(exc).splitlines()[0][:300]}") from None
-    result = Comparison(mode, sonnx_outputs={o.name: values[o.name] for o in model.graph.output})
+    result = Comparison(session.mode, sonnx_outputs={o.name: values[o.name] for o in model.graph.output})
     for out, y in zip(model.graph.output, theirs):
         result.outputs.append(output_diff(out.name, values[out.name], y))
     nodes = list(model.graph.node)
     for i, node in enumerate(nodes):
+        tenths = None
         if progress is not None:
             progress(i, len(nodes), node, None)
+            tenths = (lambda pct, i=i, node=node: progress(i, len(nodes), node, None, pct))
         args = [values[n] for n in node.input if n]
-        result.nodes.append(check_node(i, node, args, values[node.output[0]], loaded.opset, model.ir_version))
+        result.nodes.append(check_node(i, node, args, values[node.output[0]], loaded.opset, model.ir_version,
+                                       tenths))
     return result

@@ -122,27 +122,110 @@ def load(model_or_path) -> Loaded:
 Progress = Callable[[int, int, object, float], None]     # (index, count, node, seconds so far)
 
 
-@fpenv.guarded     # once per graph: every node's kernel then runs in the proofs' environment
-def run_graph(loaded: Loaded, feeds: dict[str, np.ndarray], mode: str = "exact",
-              progress: Progress | None = None, keep_all: bool = False) -> dict[str, np.ndarray]:
-    """The graph's outputs (every value with ``keep_all``) for ``feeds`` (checked by the caller:
-    run.io.check_feeds). ``progress`` is called before each node."""
+@dataclass(frozen=True)
+class Step:
+    """One node, planned: its kernel bound to the node's attributes, mode and opset and checked
+    once for the node's operand signatures (Operator.bind), and where its operands come from."""
+    node: object                 # the onnx NodeProto (for messages and progress)
+    kernel: Callable             # a function of the operand arrays alone
+    inputs: tuple[str, ...]
+    output: str
+    # the intermediate values read for the last time by this node: dropped after it (unless every
+    # value is kept), so that a run holds only the live ones and its memory stays in cache
+    last_uses: tuple[str, ...] = ()
+
+
+SAME_SHAPE = ("Mul", "Add", "Sub", "Relu")      # result shaped as the first operand (no broadcast)
+
+
+def _result_signature(op_type: str, args: list[np.ndarray], kwargs: dict) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and element type of a node's result, from its operands (already accepted by
+    the operator's checks): Gemm and MatMul (M, N) (GEMM-R1, MATMUL-R1), the element-wise
+    operators and Relu the shape of their operands; always the operands' element type. An
+    operator without a rule here is refused (a new operator must say its result's shape)."""
+    a = args[0]
+    if op_type == "Gemm":
+        m = a.shape[1] if kwargs.get("trans_a") else a.shape[0]
+        n = args[1].shape[0] if kwargs.get("trans_b") else args[1].shape[1]
+        return (m, n), a.dtype
+    if op_type == "MatMul":
+        return (a.shape[0], args[1].shape[1]), a.dtype
+    if op_type in SAME_SHAPE:
+        return a.shape, a.dtype
+    raise NotImplementedError(f"sonnx.run.executor has no result-shape rule for {op_type}")
+
+
+def _placeholder(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    return np.broadcast_to(np.zeros((), dtype), shape)
+
+
+def plan(loaded: Loaded, mode: str) -> list[Step]:
+    """Every node's Step, in graph order. The kernels' checks run here once, on placeholders of
+    the operands' shapes and types (one element broadcast to the shape: the checks read only
+    the signature, and no memory is taken); a conformant model never fails them (RunError
+    names the node if one does)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; use 'exact' or 'fast'")
-    graph = loaded.model.graph
-    values = dict(loaded.constants)
-    values.update(feeds)
-    nodes = list(graph.node)
-    t0 = time.perf_counter()
-    for i, node in enumerate(nodes):
-        if progress is not None:
-            progress(i, len(nodes), node, time.perf_counter() - t0)
-        args = [values[name] for name in node.input if name]
+    like = {name: _placeholder(a.shape, a.dtype) for name, a in loaded.constants.items()}
+    like.update({s.name: _placeholder(s.shape, dtypes.numpy_dtype(s.dtype)) for s in loaded.inputs.values()})
+    steps = []
+    for i, node in enumerate(loaded.model.graph.node):
+        op = operator(node.op_type)
+        names = KERNEL_ATTRIBUTES.get(node.op_type, {})
+        kwargs = {names[k]: v for k, v in _attributes(node).items() if k in names}
+        if _takes_mode(node.op_type):
+            kwargs["mode"] = mode
+        inputs = tuple(name for name in node.input if name)
+        args = [like[name] for name in inputs]
         try:
-            out = run_node(node.op_type, args, _attributes(node), mode=mode, opset=loaded.opset)
+            kernel = op.bind(*args, **kwargs, opset=loaded.opset)
+            shape, dtype = _result_signature(node.op_type, args, kwargs)
         except Exception as exc:   # a conformant model's node never fails: say which one did
             raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
-        values[node.output[0]] = out
+        like[node.output[0]] = _placeholder(shape, dtype)
+        steps.append(Step(node, kernel, inputs, node.output[0]))
+    return _with_last_uses(steps, {o.name for o in loaded.model.graph.output})
+
+
+def _with_last_uses(steps: list[Step], outputs: set[str]) -> list[Step]:
+    """``steps`` with each one's ``last_uses``: the values computed by a node (not the constants,
+    feeds or graph outputs) that no later node reads."""
+    computed = {step.output for step in steps} - outputs
+    seen: set[str] = set()
+    planned = []
+    for step in reversed(steps):
+        last = tuple(sorted({n for n in step.inputs if n in computed and n not in seen}))
+        seen.update(step.inputs)
+        planned.append(Step(step.node, step.kernel, step.inputs, step.output, last))
+    return planned[::-1]
+
+
+@fpenv.guarded     # once per graph: every node's kernel then runs in the proofs' environment
+def execute(loaded: Loaded, steps: list[Step], feeds: dict[str, np.ndarray],
+            progress: Progress | None = None, keep_all: bool = False) -> dict[str, np.ndarray]:
+    """The graph's outputs (every value with ``keep_all``) for ``feeds`` (checked by the caller:
+    run.io.check_feeds), through the planned ``steps``. ``progress`` is called before each node."""
+    values = dict(loaded.constants)
+    values.update(feeds)
+    t0 = time.perf_counter()
+    count = len(steps)
+    for i, step in enumerate(steps):
+        if progress is not None:
+            progress(i, count, step.node, time.perf_counter() - t0)
+        try:
+            values[step.output] = step.kernel(*[values[name] for name in step.inputs])
+        except Exception as exc:   # a conformant model's node never fails: say which one did
+            node = step.node
+            raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
+        if not keep_all:
+            for name in step.last_uses:
+                del values[name]
     if keep_all:
         return values
-    return {o.name: values[o.name] for o in graph.output}
+    return {o.name: values[o.name] for o in loaded.model.graph.output}
+
+
+def run_graph(loaded: Loaded, feeds: dict[str, np.ndarray], mode: str = "exact",
+              progress: Progress | None = None, keep_all: bool = False) -> dict[str, np.ndarray]:
+    """Plan and execute once (a Session keeps the plan for many runs)."""
+    return execute(loaded, plan(loaded, mode), feeds, progress, keep_all)

@@ -304,8 +304,8 @@ def check_feeds(feeds: dict, specs: dict[str, InputSpec]) -> dict[str, np.ndarra
 
 def sha256(a: np.ndarray) -> str:
     """SHA-256 of the array's bytes: row-major, this machine's byte order (little-endian on x86
-    and ARM), as .npy stores the data."""
-    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
+    and ARM), as .npy stores the data (hashed in place: no copy of a contiguous array)."""
+    return hashlib.sha256(np.ascontiguousarray(a).reshape(-1).view(np.uint8)).hexdigest()
 
 
 def describe(outputs: dict[str, np.ndarray]) -> dict:
@@ -328,30 +328,46 @@ def file_stem(name: str, taken: set[str]) -> str:
 RUN_JSON, COMPARE_JSON = "run.json", "compare.json"     # beside the outputs' files in -o DIR
 
 
-def output_files(directory: str, names) -> dict[str, tuple[str, str]]:
+def output_files(directory: str, names, hex_text: bool = False) -> dict[str, tuple[str, ...]]:
     """Where write_outputs puts each output, in the order of ``names`` (the graph's outputs):
-    {name: (DIR/STEM.npy, DIR/STEM.hex)}. The command line checks these paths against its
-    inputs before it runs the model."""
+    {name: (DIR/STEM.npy,)}, with DIR/STEM.hex after it when ``hex_text``. The command line
+    checks these paths against its inputs before it runs the model."""
     taken = {os.path.splitext(RUN_JSON)[0]}
-    return {name: (os.path.join(directory, stem + ".npy"), os.path.join(directory, stem + ".hex"))
+    suffixes = (".npy", ".hex") if hex_text else (".npy",)
+    return {name: tuple(os.path.join(directory, stem + x) for x in suffixes)
             for name in names for stem in [file_stem(name, taken)]}
 
 
-def write_outputs(directory: str, outputs: dict[str, np.ndarray], summary: dict) -> list[str]:
-    """NAME.npy, NAME.hex for each output and run.json; the paths written, each written whole
-    or not at all (output_files.replacing). OSError when the directory cannot be made (its
-    parent must exist) or written."""
+HEX_CHUNK = 1 << 16      # elements formatted at a time: the text in memory stays a few MB
+
+
+def write_hex(fh, a: np.ndarray) -> None:
+    """hexfloat.format_array(a) written to ``fh`` a chunk at a time (the same text: one line per
+    element, row-major), so that memory is bounded by the array, not by its text."""
+    flat = np.ascontiguousarray(a).reshape(-1)
+    for start in range(0, flat.size, HEX_CHUNK):
+        fh.write(hexfloat.format_array(flat[start:start + HEX_CHUNK]))
+
+
+def write_outputs(directory: str, outputs: dict[str, np.ndarray], summary: dict,
+                  hex_text: bool = False) -> list[str]:
+    """NAME.npy for each output (and NAME.hex, hex-float text, with ``hex_text``) and run.json;
+    the paths written, each written whole or not at all (output_files.replacing), each array
+    streamed to its file (numpy.save writes the array's own buffer). OSError when the directory
+    cannot be made (its parent must exist) or written."""
     if not os.path.isdir(directory):
         os.mkdir(directory)
     written = []
-    for name, (npy, hexf) in output_files(directory, outputs).items():
+    for name, paths in output_files(directory, outputs, hex_text).items():
         a = outputs[name]
-        with replacing(npy, "wb") as fh:
+        with replacing(paths[0], "wb") as fh:
             np.save(fh, a, allow_pickle=False)
-        with replacing(hexf, "w", encoding="ascii", newline="\n") as fh:
-            fh.write(hexfloat.format_array(a))
-        summary["outputs"][name].update({"npy": os.path.basename(npy), "hex": os.path.basename(hexf)})
-        written += [npy, hexf]
+        summary["outputs"][name]["npy"] = os.path.basename(paths[0])
+        if hex_text:
+            with replacing(paths[1], "w", encoding="ascii", newline="\n") as fh:
+                write_hex(fh, a)
+            summary["outputs"][name]["hex"] = os.path.basename(paths[1])
+        written += paths
     path = os.path.join(directory, RUN_JSON)
     with replacing(path, "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=2, sort_keys=True)

@@ -6,7 +6,7 @@ import time
 
 import onnx
 
-from . import openvino, reader, text
+from . import reader, text
 from .report import Report
 from .walker import Walker
 
@@ -21,6 +21,7 @@ def validate(model_or_path: str | os.PathLike | onnx.ModelProto) -> Report:
     """
     if isinstance(model_or_path, (str, os.PathLike)) and \
             os.fsdecode(model_or_path).lower().endswith(".xml"):
+        from . import openvino      # on first use: an ONNX model's validation does not load it
         return openvino.validate_ir(model_or_path)   # OpenVINO IR: spec/openvino.md
     shown = "<ModelProto>" if isinstance(model_or_path, onnx.ModelProto) else None
     path = None

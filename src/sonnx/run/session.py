@@ -1,0 +1,50 @@
+"""``sonnx.Session(model, mode=...)``: validate and plan a model once, run it many times.
+
+Like onnxruntime's InferenceSession: the constructor validates the model (a model that does not
+conform is refused here, RunError with the validator's findings), loads its weights and plans
+every node (executor.plan: each kernel's checks done once for the node's operand signatures,
+attributes, mode and opset). ``run(output_names, feeds)`` then checks only the feeds, by the
+very function ``sonnx run`` checks its input files with (io.check_feeds: names, element type,
+shape, nothing cast or broadcast), and runs the planned kernels in the default floating-point
+environment (executor.execute is fpenv.guarded).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import executor
+from .io import InputError, check_feeds
+
+
+class Session:
+    """A conformant model, validated and planned for ``mode`` ("exact" or "fast")."""
+
+    def __init__(self, model_or_path, mode: str = "exact"):
+        if mode not in executor.MODES:
+            raise ValueError(f"sonnx.Session: unknown mode {mode!r}; use 'exact' or 'fast'")
+        self.mode = mode
+        self.loaded = executor.load(model_or_path)
+        self._steps = executor.plan(self.loaded, mode)
+        self.output_names = [o.name for o in self.loaded.model.graph.output]
+
+    @property
+    def inputs(self) -> dict[str, executor.InputSpec]:
+        """The graph's inputs as declared: name -> InputSpec (type, shape, has a default)."""
+        return self.loaded.inputs
+
+    def run(self, output_names: list[str] | None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """The outputs named (all the graph's outputs, in graph order, for None) for ``feeds``
+        (name -> array of the declared type and shape). InputError for feeds that do not
+        match the model (the messages of ``sonnx run``) or an unknown output name."""
+        wanted = self.output_names if output_names is None else list(output_names)
+        unknown = [n for n in wanted if n not in self.output_names]
+        if unknown:
+            raise InputError(f"the model has no output {unknown[0]!r}; its outputs: {', '.join(self.output_names)}")
+        values = self.evaluate(check_feeds(dict(feeds), self.loaded.inputs))
+        return [values[n] for n in wanted]
+
+    def evaluate(self, feeds: dict[str, np.ndarray], progress: executor.Progress | None = None,
+                 keep_all: bool = False) -> dict[str, np.ndarray]:
+        """name -> array of the graph's outputs (every value with ``keep_all``) for feeds already
+        checked (io.check_feeds or io.read_inputs); ``progress`` is called before each node."""
+        return executor.execute(self.loaded, self._steps, feeds, progress, keep_all)

@@ -1,0 +1,31 @@
+"""Start-up: each command imports what it needs only (measured in benchmarks and the README; here
+checked by the modules loaded, which does not depend on the machine's speed). `sonnx --version`
+loads neither numpy nor onnx; `sonnx validate` on an ONNX model loads no kernel runner, no
+onnxruntime, no compiler and no OpenVINO reader."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+MODEL = Path(__file__).resolve().parents[1] / "e2e" / "models" / "mlp_dynamo_op18_bias_c_full.onnx"
+PROBE = ("import sys, runpy\nsys.argv = ['sonnx'] + {argv!r}\n"
+         "try:\n    runpy.run_module('sonnx', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+         "print('LOADED', ' '.join(m for m in {mods!r} if m in sys.modules), file=sys.stderr)")
+
+
+def _loaded(argv: list[str], mods: tuple[str, ...]) -> list[str]:
+    p = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, mods=mods)], capture_output=True, text=True)
+    (line,) = [x for x in p.stderr.splitlines() if x.startswith("LOADED")]
+    return line.split()[1:]
+
+
+def test_version_loads_neither_numpy_nor_onnx():
+    heavy = ("numpy", "onnx", "google.protobuf", "sonnx.validate", "sonnx.ops", "sonnx.run")
+    assert _loaded(["--version"], heavy) == []
+
+
+def test_validate_loads_only_the_validator():
+    others = ("onnxruntime", "llvmlite", "sonnx.run", "sonnx.run.cli", "sonnx.conform.cli", "sonnx.trace.cli",
+              "sonnx.validate.openvino", "defusedxml")
+    assert _loaded(["validate", str(MODEL)], others + ("sonnx.validate.api",)) == ["sonnx.validate.api"]
