@@ -1,0 +1,215 @@
+"""Tests written to kill mutants that survived mutmut's run over src/sonnx/run/ (issue 26).
+
+Each test pins behaviour a surviving mutant changed: what is read, refused, computed or written,
+never the wording of a message. docs/mutation/conform-run.md lists every survivor and the test
+(or the reason) that accounts for it."""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+from sonnx.run import InputError, comparison, hexfloat, io
+from sonnx.run.executor import InputSpec
+
+F32 = InputSpec("x", "float", (3,), False)
+
+UNPICKLED = []
+
+
+class _Marker:
+    """Unpickling it leaves a trace: an input reader that unpickles would run foreign code."""
+
+    def __reduce__(self):
+        return (UNPICKLED.append, ("unpickled",))
+
+
+# --- io._npy / io._npz: a pickled object in an input file is never unpickled -----------------
+
+@pytest.mark.parametrize("suffix", [".npy", ".npz"])
+def test_an_object_array_in_an_input_file_is_refused_unread(tmp_path, suffix):
+    UNPICKLED.clear()
+    array = np.array([_Marker(), 1.0, 2.0], dtype=object)
+    path = tmp_path / f"x{suffix}"
+    if suffix == ".npy":
+        np.save(path, array, allow_pickle=True)
+    else:
+        np.savez(path, x=array)
+    with pytest.raises(InputError) as exc:
+        io.read_inputs([f"x={path}"], {"x": F32})
+    assert UNPICKLED == [] and str(path.name) in str(exc.value)
+
+
+# --- io._text: trailing blank lines end the text, blank lines inside it do not --------------
+
+@pytest.mark.parametrize("tail", ["\n", "\n\n", "\n \n\t\n", "\n\n\n\n"])
+def test_trailing_blank_lines_of_hex_text_are_not_values(tmp_path, tail):
+    values = np.array([1.5, -0.0, 2.0**-149], np.float32)
+    path = tmp_path / "x.hex"
+    path.write_text(hexfloat.format_array(values).rstrip("\n") + tail)
+    got = io.read_inputs([f"x={path}"], {"x": F32})["x"]
+    assert got.dtype == np.float32 and got.tobytes() == values.tobytes()
+
+
+def test_a_blank_line_inside_hex_text_is_refused(tmp_path):
+    path = tmp_path / "x.hex"
+    path.write_text("0x1p+0\n\n0x1p+1\n0x1p+2\n")
+    with pytest.raises(InputError):
+        io.read_inputs([f"x={path}"], {"x": F32})
+
+
+# --- io.write_outputs: every output's files, all inside the folder --------------------------
+
+def test_every_output_gets_its_npy_and_hex_inside_the_output_folder(tmp_path, monkeypatch):
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)          # a path written relative to the working folder lands here
+    out = tmp_path / "out"
+    outputs = {"y": np.array([1.0, -2.5], np.float32), "z/w": np.arange(3, dtype=np.int64),
+               "q": np.array([[0.5]], np.float64)}
+    summary = {"outputs": io.describe(outputs)}
+    written = io.write_outputs(str(out), outputs, summary)
+    names = ["y.npy", "y.hex", "z_w.npy", "z_w.hex", "q.npy", "q.hex", "run.json"]
+    assert written == [os.path.join(str(out), n) for n in names]
+    assert sorted(os.listdir(out)) == sorted(names) and os.listdir(elsewhere) == []
+    record = json.loads((out / "run.json").read_text())
+    for name, a in outputs.items():
+        files = record["outputs"][name]
+        assert np.load(out / files["npy"]).tobytes() == a.tobytes()
+        text = (out / files["hex"]).read_text()
+        assert hexfloat.parse_lines(text.splitlines(), io.dtypes.name_of(a.dtype)).tobytes() == a.tobytes()
+
+
+def test_run_json_is_sorted_and_indented_by_two(tmp_path):
+    """run.json is evidence that is diffed and hashed: one layout, keys sorted."""
+    outputs = {"y": np.array([1.0], np.float32)}
+    summary = {"schema": "sonnx-run/1", "outputs": io.describe(outputs), "mode": "exact"}
+    io.write_outputs(str(tmp_path / "out"), outputs, summary)
+    text = (tmp_path / "out" / "run.json").read_text(encoding="utf-8")
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+    assert list(json.loads(text)) == ["mode", "outputs", "schema"]
+
+
+def test_an_output_named_run_or_starting_with_x_keeps_its_own_files(tmp_path):
+    outputs = {"run": np.array([1.0], np.float32), "Xy": np.array([2.0], np.float32)}
+    summary = {"outputs": io.describe(outputs)}
+    io.write_outputs(str(tmp_path / "out"), outputs, summary)
+    assert summary["outputs"]["run"]["npy"] == "run_2.npy"      # run.* is the run's own record
+    assert summary["outputs"]["Xy"]["npy"] == "Xy.npy"
+
+
+# --- io._first_line: an exception without text still gives a line -------------------------
+
+def test_an_exception_without_text_is_named_by_its_type():
+    assert io._first_line(KeyError()) == "KeyError"
+    assert io._first_line(ValueError("bad\nsecond")) == "ValueError: bad"
+
+
+# --- comparison.output_diff: integers exactly, empty outputs, one-sided NaNs --------------
+
+def test_integer_outputs_are_compared_exactly_and_fully_described():
+    big = 2**62
+    d = comparison.output_diff("y", np.array([[big + 1, 5]], np.int64), np.array([[big, 5]], np.int64))
+    assert (d.name, d.dtype, d.max_ulp, d.max_abs, d.nan_mismatch) == ("y", "int64", 1, 1.0, 0)
+    assert isinstance(d.max_abs, float)
+    d = comparison.output_diff("e", np.zeros((0, 3), np.int32), np.zeros((0, 3), np.int32))
+    assert (d.name, d.dtype, d.max_ulp, d.max_abs) == ("e", "int32", 0, 0.0)
+
+
+def test_float_outputs_with_nothing_to_measure_differ_by_zero():
+    for a in (np.zeros((0,), np.float32), np.array([np.nan], np.float32)):
+        d = comparison.output_diff("y", a, a.copy())
+        assert (d.dtype, d.max_ulp, d.max_abs, d.nan_mismatch) == ("float", 0, 0.0, 0)
+
+
+def test_a_nan_on_one_side_does_not_poison_the_absolute_difference():
+    d = comparison.output_diff("y", np.array([np.nan, 1.0]), np.array([1.0, 3.0]))
+    assert d.max_ulp is None and d.nan_mismatch == 1 and d.max_abs == 2.0
+
+
+# --- comparison._same: the per-node equality rules ------------------------------------------
+
+def test_integer_results_must_be_equal_exactly():
+    big = np.int64(2**62)
+    assert comparison._same(np.array([big, 1]), np.array([big, 1]), False) == ""
+    differs = comparison._same(np.array([big, 1]), np.array([big + 1, 2]), False)
+    assert differs.startswith("2 element(s) differ, first at flat index 0")
+    one = comparison._same(np.array([7, 1], np.int32), np.array([7, 2], np.int32), False)
+    assert one.startswith("1 element(s) differ, first at flat index 1")
+
+
+def test_a_result_of_another_shape_or_type_differs():
+    a = np.zeros((2, 3), np.float32)
+    assert comparison._same(np.zeros((3, 2), np.float32), a, False) != ""
+    assert comparison._same(np.zeros((2, 3), np.float64), a, False) != ""
+
+
+def test_a_nan_matches_only_a_nan_and_the_sign_of_zero_counts_unless_open():
+    f = np.float32
+    assert comparison._same(np.array([np.nan], f), np.array([np.nan], f), False) == ""
+    assert comparison._same(np.array([np.nan], f), np.array([1.0], f), False) != ""
+    assert comparison._same(np.array([1.0], f), np.array([np.nan], f), True) != ""
+    assert comparison._same(np.array([-0.0], f), np.array([0.0], f), False) != ""
+    assert comparison._same(np.array([-0.0], f), np.array([0.0], f), True) == ""
+
+
+# --- comparison.check_node / _node_model: the node's own index, name, opset and rule --------
+
+def test_a_node_check_carries_its_index_and_name_and_integer_matmul_is_compared_exactly():
+    from onnx import helper
+    node = helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")
+    a = np.array([[1, 2], [3, 4]], np.int32)
+    check = comparison.check_node(4, node, [a, a], a @ a, 13, 8)
+    assert (check.index, check.name, check.op_type, check.status) == (4, "mm", "MatMul", "within")
+    check = comparison.check_node(4, node, [a, a], a @ a + 1, 13, 8)
+    assert check.status == "outside"
+
+
+def test_a_node_is_run_alone_at_the_models_opset_and_ir_version():
+    from onnx import helper
+    node = helper.make_node("Add", ["a", "a"], ["y"])
+    a = np.ones((2,), np.float32)
+    m = comparison._node_model(node, [a, a], a, 9, 5)
+    assert [(o.domain, o.version) for o in m.opset_import] == [("", 9)] and m.ir_version == 5
+    assert [i.name for i in m.graph.input] == ["a"] and [o.name for o in m.graph.output] == ["y"]
+
+
+def test_the_comparison_record_has_its_four_keys():
+    c = comparison.Comparison("fast", outputs=[comparison.OutputDiff("y", "float", 1, 0.5)],
+                              nodes=[comparison.NodeCheck(0, "n", "Relu", "within")])
+    assert c.as_dict() == {"mode": "fast", "within_bounds": True,
+                           "outputs": [{"name": "y", "dtype": "float", "max_ulp": 1, "max_abs": 0.5,
+                                        "nan_mismatch": 0}],
+                           "nodes": [{"index": 0, "name": "n", "op_type": "Relu", "status": "within",
+                                      "detail": ""}]}
+
+
+# --- cli._report_comparison: what each line says, which nodes are listed, the exit status --
+
+def _report(result, verbosity, capsys):
+    import argparse
+
+    from sonnx.run.cli import _report_comparison
+    code = _report_comparison(argparse.Namespace(verbosity=verbosity), result)
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_the_comparison_report_lists_what_is_not_within_and_its_verdict(capsys):
+    C = comparison
+    result = C.Comparison("exact", outputs=[C.OutputDiff("y", "float", None, 2.0, nan_mismatch=3),
+                                            C.OutputDiff("z", "float", 4, 0.25)],
+                          nodes=[C.NodeCheck(0, "", "Relu", "within"),
+                                 C.NodeCheck(1, "g", "Gemm", "outside", "Y[0, 0] far")])
+    code, lines = _report(result, 0, capsys)
+    assert code == 1 and len(lines) == 4
+    assert "NaN positions differ" in lines[0] and "3 NaN mismatch(es)" in lines[0] and "ulp" not in lines[0]
+    assert "max 4 ulp" in lines[1] and "NaN" not in lines[1]
+    assert lines[2] == "node 1 g (Gemm): outside: Y[0, 0] far"
+    assert lines[3].startswith("onnxruntime: 1 of 2 nodes") and "NOT shown within" in lines[3]
+    result.nodes[1].status, result.nodes[1].detail = "within", ""
+    code, lines = _report(result, 1, capsys)           # -v: every node, an unnamed one by its type
+    assert code == 0 and lines[2:4] == ["node 0 Relu (Relu): within", "node 1 g (Gemm): within"]
+    assert lines[4].endswith("2 of 2 nodes within their bounds; within the profile's bounds")
