@@ -1,0 +1,186 @@
+"""Tests written to kill mutants that survived mutmut's run over src/sonnx/conform/ (issue 26).
+
+Each test pins behaviour a surviving mutant changed: what is rewritten and how, which reason a
+finding carries, what the summary and the report say, which exit status, never the wording
+alone. docs/mutation/conform-run.md lists every survivor and the test (or the reason) that
+accounts for it."""
+from __future__ import annotations
+
+import json
+import os
+from types import SimpleNamespace
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from sonnx.cli import main
+from sonnx.conform import api, check, cli, rewrite
+
+
+def _constant(**attr) -> onnx.ModelProto:
+    g = helper.make_graph([helper.make_node("Constant", [], ["k"], name="c", **attr)], "g", [],
+                          [helper.make_tensor_value_info("k", TensorProto.UNDEFINED, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+# --- rewrite._constant_tensor: every value form becomes an initializer of the output's name --
+
+@pytest.mark.req("PROF-R1")
+@pytest.mark.parametrize("attr,value,dtype,want", [
+    ("value_int", -7, np.int64, np.array(-7, np.int64)),
+    ("value_int", 2**62 + 1, np.int64, np.array(2**62 + 1, np.int64)),
+    ("value_ints", [3, -1, 2**40], np.int64, np.array([3, -1, 2**40], np.int64)),
+    ("value_float", 0.1, np.float32, np.array(0.1, np.float32)),
+    ("value_floats", [0.5, -0.0], np.float32, np.array([0.5, -0.0], np.float32)),
+])
+def test_each_constant_form_becomes_an_initializer_of_the_same_values(attr, value, dtype, want):
+    m = _constant(**{attr: value})
+    log = rewrite.Log()
+    rewrite.constants_to_initializers(m, log)
+    assert len(m.graph.node) == 0 and log.blockers == []
+    (t,) = m.graph.initializer
+    got = numpy_helper.to_array(t)
+    assert t.name == "k" and got.dtype == dtype and got.shape == want.shape
+    assert got.tolist() == want.tolist() and got.tobytes() == want.tobytes()
+    (r,) = log.rewrites
+    assert (r.kind, r.requirement, r.tensor, r.node_index) == ("constant-to-initializer", "PROF-R1", "k", 0)
+
+
+@pytest.mark.req("PROF-R1")
+@pytest.mark.parametrize("attr,value,dims", [("value_string", b"ab\x00c", []),
+                                             ("value_strings", [b"x", b"", b"yz"], [3])])
+def test_a_string_constant_becomes_a_string_initializer_of_the_same_bytes(attr, value, dims):
+    m = _constant(**{attr: value})
+    rewrite.constants_to_initializers(m, rewrite.Log())
+    (t,) = m.graph.initializer
+    assert (t.name, t.data_type, list(t.dims)) == ("k", TensorProto.STRING, dims)
+    assert list(t.string_data) == (value if isinstance(value, list) else [value])
+
+
+@pytest.mark.req("PROF-R1")
+@pytest.mark.parametrize("inner_name", ["", "other"])
+def test_a_constant_value_is_stored_under_the_output_name(inner_name):
+    m = _constant(value=numpy_helper.from_array(np.array([1.5, 2.0], np.float32), inner_name))
+    rewrite.constants_to_initializers(m, rewrite.Log())
+    (t,) = m.graph.initializer
+    assert t.name == "k" and numpy_helper.to_array(t).tolist() == [1.5, 2.0]
+
+
+@pytest.mark.req("PROF-R1", "PROF-R2")
+def test_a_sparse_or_unknown_constant_stays_a_node_with_a_blocker():
+    sparse = helper.make_sparse_tensor(numpy_helper.from_array(np.array([1.0], np.float32), "v"),
+                                       numpy_helper.from_array(np.array([0], np.int64), "i"), [2])
+    for m in (_constant(sparse_value=sparse), _constant(value_int=1, value_float=2.0)):
+        log = rewrite.Log()
+        rewrite.constants_to_initializers(m, log)
+        assert [n.op_type for n in m.graph.node] == ["Constant"] and len(m.graph.initializer) == 0
+        assert [(b.rule, b.node_index) for b in log.blockers] == [("PROF-R1", 0)] and log.rewrites == []
+
+
+# --- api._why: a finding carries the reason of its own blocker, never another's -------------
+
+def _finding(rule="GEMM-R4", node_index=0, tensor=None, graph="main", op_type="Gemm"):
+    return SimpleNamespace(rule=rule, node_index=node_index, tensor=tensor, graph=graph, op_type=op_type)
+
+
+def test_a_blocker_explains_only_the_finding_of_its_rule_and_place():
+    model = onnx.ModelProto()
+    own = rewrite.Blocker("GEMM-R4", "OWN", node_index=0)
+    assert api._why(_finding(), [own], model) == "OWN"
+    others = [rewrite.Blocker("MUL-R4", "OTHER RULE", node_index=0),
+              rewrite.Blocker("GEMM-R4", "OTHER NODE", node_index=1, tensor="t"),
+              rewrite.Blocker("GEMM-R4", "NO PLACE"),
+              rewrite.Blocker("GEMM-R4", "OTHER TENSOR", tensor="u")]
+    assert "OTHER" not in api._why(_finding(tensor="t"), others, model)
+    assert "NO PLACE" not in api._why(_finding(tensor="t"), others, model)
+    assert api._why(_finding(graph="main/If_0/then", tensor="t"), [own], model) != "OWN"
+    by_tensor = rewrite.Blocker("PROF-R2", "TENSOR", tensor="x")
+    assert api._why(_finding("PROF-R2", None, "x"), [by_tensor], model) == "TENSOR"
+    assert api._why(_finding("PROF-R2", None, "y"), [by_tensor], model) != "TENSOR"
+    assert api._why(_finding("PROF-R2", 3, "x"), [by_tensor], model) == "TENSOR"
+
+
+# --- cli._summary: every kind of check record, and the verbosity ---------------------------
+
+def _report(check_record, **over):
+    report = {"rewrites": [{"kind": "pin-dim", "requirement": "PROF-R2", "node": None, "tensor": None,
+                            "detail": "PINNED"},
+                           {"kind": "materialise-broadcast", "requirement": "GEMM-R4", "tensor": "c2",
+                            "node": {"graph": "main", "index": 2, "name": None, "op_type": "Gemm"},
+                            "detail": "STORED"}],
+              "findings": [{"rule": "PROF-R1", "location": "node 0 (Conv)", "message": "MSG",
+                            "why_not_rewritten": "WHY"}],
+              "check": check_record, "validate": {"error": None}, "conforms": False}
+    report.update(over)
+    return report
+
+
+def test_the_summary_lists_rewrites_findings_and_a_passed_check():
+    record = {"status": "passed", "runtime": "onnxruntime 9", "seeds": [0, 1],
+              "outputs": [{"name": "y", "elements": 12}, {"name": "z", "elements": 3}]}
+    lines = cli._summary(_report(record), "o.onnx", "r.json", 0).splitlines()
+    assert lines[0] == "rewrite [PROF-R2] PINNED"
+    assert lines[1] == "rewrite [GEMM-R4] node 2 (Gemm, Gemm): STORED"
+    assert lines[2] == "left [PROF-R1] node 0 (Conv): MSG" and lines[3].endswith("WHY")
+    assert "passed" in lines[4] and "onnxruntime 9" in lines[4] and "y (12 values), z (3 values)" in lines[4]
+    assert lines[5].startswith("o.onnx: does not conform (1 finding(s) left); 2 rewrite(s)")
+    assert len(lines) == 6
+    quiet = cli._summary(_report(record, conforms=True, findings=[]), "o.onnx", "r.json", -1).splitlines()
+    assert len(quiet) == 2 and quiet[1].startswith("o.onnx: conforms;")
+
+
+def test_the_summary_of_a_failed_check_shows_the_first_difference_of_each_output():
+    record = {"status": "failed", "reason": "outputs differ: y",
+              "outputs": [{"name": "y", "by_seed": [
+                  {"seed": 0, "identical": True},
+                  {"seed": 1, "identical": False, "differing": 2,
+                   "first_difference": {"index": [0, 1], "original": "0x1p+0", "rewritten": "0x1p+1"}},
+                  {"seed": 2, "identical": False, "differing": 5,
+                   "first_difference": {"index": [1, 1], "original": "A", "rewritten": "B"}}]},
+                  {"name": "z", "by_seed": [{"seed": 0, "identical": False, "differing": None}]}]}
+    lines = cli._summary(_report(record, rewrites=[], findings=[]), "o.onnx", "r.json", 0).splitlines()
+    assert lines[0] == "bit-identity check FAILED: outputs differ: y"
+    assert lines[1] == "    y seed 1: 2 values differ, first at [0, 1]: 0x1p+0 vs 0x1p+1"
+    assert len(lines) == 3
+    lines = cli._summary(_report({"status": "failed", "outputs": []}, rewrites=[], findings=[]),
+                         "o.onnx", "r.json", 0).splitlines()
+    assert lines[0] == "bit-identity check FAILED: " and len(lines) == 2
+
+
+def test_the_summary_of_an_unchecked_model_and_a_validator_error():
+    lines = cli._summary(_report({"status": "not checked", "reason": "NO ORT"}, rewrites=[], findings=[],
+                                 validate={"error": "BROKEN"}), "o.onnx", "r.json", 0).splitlines()
+    assert lines[:2] == ["bit-identity check NOT CHECKED: NO ORT",
+                         "the validator could not judge the rewritten model: BROKEN"]
+    lines = cli._summary(_report({"status": "not checked"}, rewrites=[], findings=[]),
+                         "o.onnx", "r.json", 0).splitlines()
+    assert lines[0] == "bit-identity check NOT CHECKED: " and len(lines) == 2
+
+
+# --- cli._writable: an existing file that cannot be written is refused first ---------------
+
+def test_an_existing_output_that_cannot_be_written_is_refused(tmp_path, monkeypatch):
+    target = tmp_path / "o.onnx"
+    target.write_bytes(b"")
+    real = os.access
+    monkeypatch.setattr(cli.os, "access", lambda p, mode: False if (str(p) == str(target) and
+                                                                      mode == os.W_OK) else real(p, mode))
+    assert cli._writable(str(target), "output model") is not None
+    assert cli._writable(str(tmp_path / "new.onnx"), "output model") is None
+
+
+# --- cli._cmd_conform: the report's JSON layout ---------------------------------------------
+
+def test_the_report_file_is_ascii_json_indented_by_two(tmp_path, capsys):
+    g = helper.make_graph([helper.make_node("Relu", ["x\u00e9"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x\u00e9", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    src = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), str(src))
+    code = main(["conform", str(src), "-o", str(tmp_path / "o.onnx"), "-q"])
+    capsys.readouterr()
+    raw = (tmp_path / "o.onnx.conform.json").read_bytes()
+    text = raw.decode("ascii")
+    assert code == 0 and text == json.dumps(json.loads(text), indent=2, ensure_ascii=True) + "\n"
