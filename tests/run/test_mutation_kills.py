@@ -20,11 +20,16 @@ F32 = InputSpec("x", "float", (3,), False)
 UNPICKLED = []
 
 
+def _record(what: str) -> str:
+    UNPICKLED.append(what)
+    return what
+
+
 class _Marker:
     """Unpickling it leaves a trace: an input reader that unpickles would run foreign code."""
 
     def __reduce__(self):
-        return (UNPICKLED.append, ("unpickled",))
+        return (_record, ("unpickled",))
 
 
 # --- io._npy / io._npz: a pickled object in an input file is never unpickled -----------------
