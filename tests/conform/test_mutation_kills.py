@@ -184,3 +184,57 @@ def test_the_report_file_is_ascii_json_indented_by_two(tmp_path, capsys):
     raw = (tmp_path / "o.onnx.conform.json").read_bytes()
     text = raw.decode("ascii")
     assert code == 0 and text == json.dumps(json.loads(text), indent=2, ensure_ascii=True) + "\n"
+
+
+# --- check.compare / _bits / _hex: the bit-for-bit record of one output ----------------------
+
+def test_outputs_of_another_shape_are_not_identical_and_say_what_came():
+    a = np.zeros((2, 3), np.float32)
+    res = check.compare(a, np.zeros((3, 2), np.float32))
+    assert res["identical"] is False and res["differing"] is None and "(3, 2)" in res["why"]
+    assert (res["dtype"], res["shape"], res["elements"]) == ("float32", [2, 3], 6)
+
+
+def test_each_differing_element_is_counted_and_the_first_is_shown_in_hex():
+    a = np.zeros((2, 3), np.float32)
+    b = a.copy()
+    b[0, 2], b[1, 1] = -0.0, 1.5
+    res = check.compare(a, b)
+    assert (res["identical"], res["differing"]) == (False, 2)
+    assert res["first_difference"] == {"index": [0, 2], "original": "0x0.0p+0 (bits 0x00000000)",
+                                       "rewritten": "-0x0.0p+0 (bits 0x80000000)"}
+    res = check.compare(np.array([5, 7], np.int64), np.array([5, -7], np.int64))
+    assert res["differing"] == 1 and res["first_difference"] == {"index": [1], "original": "7",
+                                                                 "rewritten": "-7"}
+    res = check.compare(np.float32(1.0), np.float32(2.0))          # a scalar output: no index
+    assert res["first_difference"]["index"] == []
+
+
+def test_string_and_empty_outputs_are_compared_too():
+    s = np.array([b"a", b"bc", b"d"], dtype=object)
+    t = np.array([b"a", b"bX", b"d"], dtype=object)
+    assert check.compare(s, s.copy())["identical"] is True
+    res = check.compare(s, t)
+    assert (res["differing"], res["first_difference"]["index"]) == (1, [1])
+    empty = np.zeros((0, 4), np.float32)
+    assert check.compare(empty, empty.copy())["identical"] is True
+
+
+# --- check._edge_values: the values the bit-identity check feeds --------------------------
+
+@pytest.mark.req("GEMM-R4", "MUL-R4")
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_the_float_edge_values_are_the_documented_ones(dtype):
+    fi = np.finfo(dtype)
+    sub = fi.smallest_subnormal
+    want = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, sub, -sub, sub * 3, fi.smallest_normal,
+                     -fi.smallest_normal, fi.max, -fi.max, 1.0, -1.0, fi.eps, 0.5], dtype)
+    got = check._edge_values(np.dtype(dtype))
+    assert got.dtype == dtype and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64])
+def test_the_integer_edge_values_are_the_extremes_and_their_neighbours(dtype):
+    ii = np.iinfo(dtype)
+    got = check._edge_values(np.dtype(dtype))
+    assert got.dtype == dtype and got.tolist() == sorted({ii.min, ii.min + 1, 0, 1, ii.max - 1, ii.max})
