@@ -238,3 +238,46 @@ def test_the_integer_edge_values_are_the_extremes_and_their_neighbours(dtype):
     ii = np.iinfo(dtype)
     got = check._edge_values(np.dtype(dtype))
     assert got.dtype == dtype and got.tolist() == sorted({ii.min, ii.min + 1, 0, 1, ii.max - 1, ii.max})
+
+
+# --- rewrite.Rewrite.as_dict: the node's name reaches the report ---------------------------
+
+def test_a_rewrite_names_its_node_in_the_report():
+    r = rewrite.Rewrite("materialise-broadcast", "GEMM-R4", "d", 3, "gemm_1", "Gemm", "c_2x3")
+    assert r.as_dict()["node"] == {"graph": "main", "index": 3, "name": "gemm_1", "op_type": "Gemm"}
+    assert rewrite.Rewrite("pin-dim", "PROF-R2", "d").as_dict()["node"] is None
+
+
+# --- cli._cmd_conform: a failure after the checks is still one line and exit 2 --------------
+
+def _tiny(tmp_path):
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    src = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), str(src))
+    return str(src)
+
+
+def test_an_output_that_fails_to_be_written_is_exit_2_in_one_line(tmp_path, capsys, monkeypatch):
+    src = _tiny(tmp_path)
+
+    def refuse(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(onnx, "save", refuse)
+    code = main(["conform", src, "-o", str(tmp_path / "o.onnx"), "-q"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "No space left on device" in err
+    assert err.startswith("sonnx conform: ")
+
+
+def test_a_defect_inside_conform_is_exit_2_in_one_line(tmp_path, capsys, monkeypatch):
+    src = _tiny(tmp_path)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("planted\ndefect")
+    monkeypatch.setattr(api, "conform", broken)
+    code = main(["conform", src, "-o", str(tmp_path / "o.onnx"), "-q"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "RuntimeError: planted defect" in err
+    assert err.startswith("sonnx conform: ") and not (tmp_path / "o.onnx").exists()

@@ -142,6 +142,7 @@ def test_integer_results_must_be_equal_exactly():
     assert comparison._same(np.array([big, 1]), np.array([big, 1]), False) == ""
     differs = comparison._same(np.array([big, 1]), np.array([big + 1, 2]), False)
     assert differs.startswith("2 element(s) differ, first at flat index 0")
+    assert comparison._same(np.array([big]), np.array([big + 1]), True) != ""   # Relu's rule too
     one = comparison._same(np.array([7, 1], np.int32), np.array([7, 2], np.int32), False)
     assert one.startswith("1 element(s) differ, first at flat index 1")
 
