@@ -219,3 +219,23 @@ def test_the_comparison_report_lists_what_is_not_within_and_its_verdict(capsys):
     code, lines = _report(result, 1, capsys)           # -v: every node, an unnamed one by its type
     assert code == 0 and lines[2:4] == ["node 0 Relu (Relu): within", "node 1 g (Gemm): within"]
     assert lines[4].endswith("2 of 2 nodes within their bounds; within the profile's bounds")
+
+
+# --- comparison.compare: the record names its mode, sonnx's outputs and each node's index ---
+
+@pytest.mark.req("GEMM-R7")
+def test_the_comparison_keeps_its_mode_sonnxs_outputs_and_node_indices():
+    from onnx import TensorProto, helper
+
+    import sonnx
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 2]) for n in "AB"]
+    g = helper.make_graph([helper.make_node("Add", ["A", "B"], ["s"], name="add"),
+                           helper.make_node("Relu", ["s"], ["Y"], name="relu")], "g", ins,
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 2])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+    feed = {"A": np.array([[1, -2], [3, -4]], np.float32), "B": np.full((2, 2), 0.5, np.float32)}
+    result = comparison.compare(model, feed, "fast")
+    assert result.mode == "fast" and result.as_dict()["mode"] == "fast"
+    assert list(result.sonnx_outputs) == ["Y"]
+    assert result.sonnx_outputs["Y"].tobytes() == sonnx.run(model, feed)["Y"].tobytes()
+    assert [(n.index, n.name, n.status) for n in result.nodes] == [(0, "add", "within"), (1, "relu", "within")]
