@@ -22,9 +22,142 @@ EQ, MSG, OPEN = "equivalent", "message/help text only", "not killed"
 
 # function (module.x_name as mutmut names it, module relative to sonnx.) ->
 #     [(mutant numbers or None for all, category, why)]
-CLASSES: dict[str, list] = {}
+RESHAPE = ("numpy 2.4 (the pinned version) reads any negative size in reshape as 'the rest', "
+           "like -1")
+WARN = ("numpy's error state for the float64 widening of a signalling NaN: at most a "
+        "RuntimeWarning on stderr, the values are the same")
+ASTYPE_NONE = "astype(None) is astype(float64): the same array"
+WHY_TEXT = ("which fallback explanation a finding's why_not_rewritten carries (the finding, its rule, "
+            "location, the verdict and the exit status are unchanged)")
+CLASSES: dict[str, list] = {
+    # ---------------------------------------------------------------- conform
+    "conform.api.x__why": [(None, MSG, WHY_TEXT)],
+    "conform.check.x__one_line": [(None, MSG, "the one-line text of an onnxruntime error in a check's reason")],
+    "conform.check.x__bits": [
+        ({6}, EQ, RESHAPE),
+        ({8, 17, 19}, EQ, "an empty output: any empty 2-D or 1-D view compares as no difference"),
+    ],
+    "conform.check.x__hex": [(None, MSG, "how the first differing value is spelled in the record")],
+    "conform.check.x_compare": [({67, 73}, EQ, RESHAPE)],
+    "conform.cli.x__cmd_conform": [
+        ({8, 16, 17, 20, 24, 43, 49, 50, 52, 56, 111, 112, 114, 116, 117, 118, 122, 123}, MSG,
+         "the text of a one-line error (still one line on stderr, exit status 2)"),
+        ({29}, EQ, "progress '' and None are both falsy: conform() then reports no progress either way"),
+        ({76, 77, 78, 79}, EQ, "the key is then copied a second time with the same value: a dict keeps the "
+                               "first position, so the report is the same"),
+        ({86, 89, 93}, EQ, "ensure_ascii=True makes the report ASCII, the same bytes in any "
+                           "ASCII-compatible encoding ('UTF-8' is 'utf-8')"),
+        ({98, 104, 108}, EQ, "allow_nan only matters for a float NaN or infinity, and the report holds "
+                             "none: values are written as hex strings (check._hex)"),
+        ({99, 105}, EQ, "default= is only asked for values json cannot write, and the report holds only "
+                        "str, int, bool, None, lists and dicts (test_every_kind_of_report_matches_its_schema)"),
+    ],
+    "conform.cli.x__summary": [(None, MSG, "the wording of the summary on stdout (the report file is unchanged)")],
+    "conform.cli.x__writable": [(None, MSG, "the text of the refusal (still refused, exit status 2)")],
+    "conform.rewrite.x__constant_tensor": [
+        ({15, 27, 40, 52, 65, 77, 90}, EQ, "the reason is read only when no tensor is returned"),
+        ({91, 92, 93}, MSG, "which reason a Constant conform cannot store gives (it stays a node with its "
+                            "PROF-R1 blocker either way)"),
+    ],
+    "conform.rewrite.x__broadcasts_to": [
+        ({2}, EQ, "onnx infers a Mul/Add/Sub/Gemm result of at least its operand's rank, so a longer operand "
+                  "never reaches here (and np.broadcast_to would refuse it, caught as a blocker)"),
+    ],
+    "conform.rewrite.x__shape_text": [(None, MSG, "how a shape is written in a blocker's reason")],
+    "conform.rewrite.x__computed_reason": [(None, MSG, "the wording of a blocker's reason")],
+    "conform.rewrite.x__elem": [(None, MSG, "how an element type is spelled in a rewrite's detail or a reason")],
+    "conform.rewrite.x__shown_type": [
+        ({3}, OPEN, "a tensor type would then read 'a non-tensor type' (message only), and a non-tensor "
+                    "value_info shown in a reason would raise: no test builds one"),
+        (None, MSG, "how a type is written in a rewrite's detail"),
+    ],
+    # ---------------------------------------------------------------- run
+    "run.io.x__first_line": [(None, MSG, "the text of an InputError (still an InputError, exit status 2)")],
+    "run.io.x__npy": [
+        ({3, 5}, EQ, "allow_pickle=False is np.load's default and None is falsy like False"),
+        (None, MSG, "the text of an InputError"),
+    ],
+    "run.io.x__npz": [
+        ({3, 5}, EQ, "allow_pickle=False is np.load's default and None is falsy like False"),
+        (None, MSG, "the text of an InputError"),
+    ],
+    "run.io.x__text": [
+        ({6}, EQ, "codec names are case-insensitive: 'UTF-8-SIG' is 'utf-8-sig'"),
+        ({25, 27}, EQ, "np.prod of a tuple of ints is int64 on the 64-bit platforms sonnx supports"),
+        (None, MSG, "the text of an InputError"),
+    ],
+    "run.io.x__unknown": [(None, MSG, "the text of an InputError")],
+    "run.io.x_write_outputs": [
+        ({29, 32, 33}, EQ, "allow_pickle only matters for object arrays; a kernel never returns one"),
+        ({36, 40, 45, 73, 76, 80}, EQ, "the text written is ASCII (hex floats; json.dump's ensure_ascii), "
+                                       "the same bytes in any ASCII-compatible encoding"),
+        ({37, 41}, OPEN, "newline=None writes os.linesep: the same '\\n' on Linux and macOS, '\\r\\n' on "
+                         "Windows, where the tests do not run"),
+    ],
+    "run.comparison.x__ordered": [
+        ({3}, EQ, "object integers give the same values as int64 for widths below 64"),
+        ({25}, EQ, "negating every ordered value leaves every absolute difference the same"),
+    ],
+    "run.comparison.x_output_diff": [
+        ({6, 10}, EQ, RESHAPE), ({36, 69}, MSG, WARN), ({40, 41}, EQ, ASTYPE_NONE),
+        ({15, 21, 24}, EQ, "an empty integer output: diff and worst are 0 either way"),
+    ],
+    "run.comparison.x__same": [
+        ({10, 13}, EQ, RESHAPE), ({15}, MSG, WARN), ({19, 20}, EQ, ASTYPE_NONE),
+        ({6}, MSG, "the text of a node's detail"),
+    ],
+    "run.comparison.x__session": [
+        ({3, 5, 8}, MSG, "onnxruntime's own log level (its warnings on stderr), no result"),
+        ({6, 9}, EQ, "without providers onnxruntime takes every available one: only CPUExecutionProvider "
+                     "in the onnxruntime wheel sonnx installs"),
+    ],
+    "run.comparison.x_check_node": [
+        ({36, 38}, MSG, "the text of a node's detail"),
+        ({74}, EQ, "only the first element outside the bound is read: limit=1 only stops the search early"),
+    ],
+    "run.comparison.x_compare": [
+        ({6, 7}, MSG, "the text of the CompareError"),
+        ({20, 25, 59}, MSG, "progress lines on stderr only (none, or 'of None')"),
+    ],
+}
 
-KILLS: dict[str, str] = {}   # function -> the kill tests written against it
+KILLS: dict[str, str] = {   # function -> the kill tests written against it
+    "conform.rewrite.x__constant_tensor": "test_each_constant_form_becomes_an_initializer_of_the_same_values, "
+                                          "test_a_string_constant_becomes_a_string_initializer_of_the_same_bytes, "
+                                          "test_a_constant_value_is_stored_under_the_output_name",
+    "conform.rewrite.x_constants_to_initializers": "test_each_constant_form_becomes_an_initializer_of_the_same_values",
+    "conform.rewrite.xǁRewriteǁas_dict": "test_a_rewrite_names_its_node_in_the_report",
+    "conform.api.x__why": "test_a_blocker_explains_only_the_finding_of_its_rule_and_place",
+    "conform.cli.x__summary": "test_the_summary_* (three tests)",
+    "conform.cli.x__writable": "test_an_existing_output_that_cannot_be_written_is_refused",
+    "conform.cli.x__cmd_conform": "test_the_report_file_is_ascii_json_indented_by_two, "
+                                  "test_an_output_that_fails_to_be_written_is_exit_2_in_one_line, "
+                                  "test_a_defect_inside_conform_is_exit_2_in_one_line",
+    "conform.check.x_compare": "test_outputs_of_another_shape_*, test_each_differing_element_*, "
+                               "test_string_and_empty_outputs_are_compared_too",
+    "conform.check.x__bits": "test_string_and_empty_outputs_are_compared_too",
+    "conform.check.x__hex": "test_each_differing_element_is_counted_and_the_first_is_shown_in_hex",
+    "conform.check.x__edge_values": "test_the_float_edge_values_are_the_documented_ones, "
+                                    "test_the_integer_edge_values_are_the_extremes_and_their_neighbours",
+    "run.io.x__npz": "test_an_object_array_in_an_input_file_is_refused_unread",
+    "run.io.x__npy": "test_an_object_array_in_an_input_file_is_refused_unread",
+    "run.io.x__text": "test_trailing_blank_lines_of_hex_text_are_not_values",
+    "run.io.x__first_line": "test_an_exception_without_text_is_named_by_its_type",
+    "run.io.x_file_stem": "test_an_output_named_run_or_starting_with_x_keeps_its_own_files",
+    "run.io.x_write_outputs": "test_every_output_gets_its_npy_and_hex_inside_the_output_folder, "
+                              "test_run_json_is_sorted_and_indented_by_two, "
+                              "test_an_output_named_run_or_starting_with_x_keeps_its_own_files",
+    "run.comparison.x_output_diff": "test_integer_outputs_are_compared_exactly_and_fully_described, "
+                                    "test_float_outputs_with_nothing_to_measure_differ_by_zero, "
+                                    "test_a_nan_on_one_side_does_not_poison_the_absolute_difference",
+    "run.comparison.x__same": "test_integer_results_must_be_equal_exactly, test_a_result_of_another_shape_*, "
+                              "test_a_nan_matches_only_a_nan_*",
+    "run.comparison.x_check_node": "test_a_node_check_carries_its_index_and_name_and_integer_matmul_*",
+    "run.comparison.x__node_model": "test_a_node_is_run_alone_at_the_models_opset_and_ir_version",
+    "run.comparison.xǁComparisonǁas_dict": "test_the_comparison_record_has_its_four_keys",
+    "run.comparison.x_compare": "test_the_comparison_keeps_its_mode_sonnxs_outputs_and_node_indices",
+    "run.cli.x__report_comparison": "test_the_comparison_report_lists_what_is_not_within_and_its_verdict",
+}
 
 
 def _funcs(path: str) -> dict[str, list[str]]:
