@@ -340,3 +340,16 @@ def test_inputs_with_a_default_are_skipped_and_a_shapeless_input_cannot_be_fed()
     m.graph.input.append(helper.make_tensor_value_info("z", TensorProto.FLOAT, None))
     with pytest.raises(ValueError, match="'z'"):
         check._feeds_spec(m)
+
+
+def test_every_numpy_fed_element_type_is_fed_and_an_empty_dimension_is_not():
+    names = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+             "uint32", "uint64", "bool"]
+    ins = [helper.make_tensor_value_info(f"i{k}", helper.np_dtype_to_tensor_dtype(np.dtype(n)), [1])
+           for k, n in enumerate(names)]
+    m = helper.make_model(helper.make_graph([], "g", ins, []))
+    assert [str(d) for _, d, _ in check._feeds_spec(m)] == names
+    empty = helper.make_model(helper.make_graph(
+        [], "g", [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2, 0])], []))
+    with pytest.raises(ValueError, match="'e'"):
+        check._feeds_spec(empty)
