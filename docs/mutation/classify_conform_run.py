@@ -52,6 +52,14 @@ CLASSES: dict[str, list] = {
         ({99, 105}, EQ, "default= is only asked for values json cannot write, and the report holds only "
                         "str, int, bool, None, lists and dicts (test_every_kind_of_report_matches_its_schema)"),
     ],
+    "conform.check.x__feeds_spec": [
+        ({17, 33}, MSG, "the text of the check's 'not checked' reason"),
+        ({34, 35, 37}, EQ, "every element type numpy holds with kind f, i, u or b that onnx maps to numpy "
+                           "is in the list, and every type in the list has one of those kinds"),
+    ],
+    "conform.check.x__edge_values": [({46, 47, 48, 49, 50}, EQ, "the fallback for a kind with no edge values "
+                                                                  "is never reached: _feeds_spec feeds only kinds f, i, u, b")],
+    "conform.check.x_make_input": [({57}, MSG, "the text of a TypeError _feeds_spec never lets happen")],
     "conform.cli.x__summary": [(None, MSG, "the wording of the summary on stdout (the report file is unchanged)")],
     "conform.cli.x__writable": [(None, MSG, "the text of the refusal (still refused, exit status 2)")],
     "conform.rewrite.x__constant_tensor": [
@@ -137,6 +145,10 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
                                "test_string_and_empty_outputs_are_compared_too",
     "conform.check.x__bits": "test_string_and_empty_outputs_are_compared_too",
     "conform.check.x__hex": "test_each_differing_element_is_counted_and_the_first_is_shown_in_hex",
+    "conform.check.x_make_input": "test_seeded_inputs_are_reproducible_and_hold_what_their_seed_promises",
+    "conform.check.x__session": "test_both_models_run_unoptimised_on_one_thread_on_the_cpu",
+    "conform.check.x__feeds_spec": "test_inputs_with_a_default_are_skipped_and_a_shapeless_input_cannot_be_fed, "
+                                   "test_every_numpy_fed_element_type_is_fed_and_an_empty_dimension_is_not",
     "conform.check.x__edge_values": "test_the_float_edge_values_are_the_documented_ones, "
                                     "test_the_integer_edge_values_are_the_extremes_and_their_neighbours",
     "run.io.x__npz": "test_an_object_array_in_an_input_file_is_refused_unread",

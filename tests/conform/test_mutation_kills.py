@@ -353,3 +353,55 @@ def test_every_numpy_fed_element_type_is_fed_and_an_empty_dimension_is_not():
         [], "g", [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2, 0])], []))
     with pytest.raises(ValueError, match="'e'"):
         check._feeds_spec(empty)
+
+
+# --- check.bit_identity: every way the check cannot be made is recorded as such -------------
+
+def _relu_model(out="y", graph="g"):
+    g = helper.make_graph([helper.make_node("Relu", ["x"], [out])], graph,
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info(out, TensorProto.FLOAT, [2, 3])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _plant_session(monkeypatch, *, load_fails=(), run_fails=()):
+    """Sessions that refuse to load or to run the model whose graph is named in the tuple."""
+    real = check._session
+
+    class Session:
+        def __init__(self, ort, model):
+            self.inner, self.out = real(ort, model), model.graph.name
+            if self.out in load_fails:
+                raise RuntimeError(f"planted load failure of {self.out}")
+
+        def get_outputs(self):
+            return self.inner.get_outputs()
+
+        def run(self, names, feeds):
+            if self.out in run_fails:
+                raise RuntimeError(f"planted run failure of {self.out}")
+            return self.inner.run(names, feeds)
+    monkeypatch.setattr(check, "_session", Session)
+
+
+def test_a_passed_check_counts_every_element_of_every_seed():
+    import onnxruntime as ort
+    rec = check.bit_identity(_relu_model(), _relu_model(), seeds=(0, 3))
+    assert rec["status"] == "passed" and rec["runtime"] == f"onnxruntime {ort.__version__}"
+    assert rec["runs"] == 2 and rec["outputs"][0]["elements"] == 12 and rec["outputs"][0]["differing"] == 0
+
+
+@pytest.mark.parametrize("where,status", [("load original", "not checked"), ("load rewritten", "failed"),
+                                          ("run original", "not checked"), ("run rewritten", "failed")])
+def test_a_check_that_cannot_be_made_is_never_passed(monkeypatch, where, status):
+    verb, which = where.split()
+    target = {"original": "g", "rewritten": "g2"}[which]
+    _plant_session(monkeypatch, **{("load_fails" if verb == "load" else "run_fails"): (target,)})
+    original, rewritten = _relu_model(graph="g"), _relu_model(graph="g2")
+    rec = check.bit_identity(original, rewritten, seeds=(0,))
+    assert rec["status"] == status and f"planted {verb} failure of {target}" in rec["reason"]
+
+
+def test_models_with_different_outputs_fail_the_check():
+    rec = check.bit_identity(_relu_model("y"), _relu_model("y2"), seeds=(0,))
+    assert rec["status"] == "failed" and rec["reason"] == "the two models have different outputs"
