@@ -57,8 +57,11 @@ CLASSES: dict[str, list] = {
         ({34, 35, 37}, EQ, "every element type numpy holds with kind f, i, u or b that onnx maps to numpy "
                            "is in the list, and every type in the list has one of those kinds"),
     ],
-    "conform.check.x__edge_values": [({46, 47, 48, 49, 50}, EQ, "the fallback for a kind with no edge values "
-                                                                  "is never reached: _feeds_spec feeds only kinds f, i, u, b")],
+    "conform.check.x__edge_values": [
+        ({25}, EQ, "'XXiuXX' holds 'i' and 'u': the substring test is the same for every numpy kind"),
+        ({46, 47, 48, 49, 50}, EQ, "the fallback for a kind with no edge values is never reached: "
+                                   "_feeds_spec feeds only kinds f, i, u, b"),
+    ],
     "conform.check.x_bit_identity": [({97}, MSG, "the text of a progress line on stderr")],
     "conform.check.x_make_input": [({57}, MSG, "the text of a TypeError _feeds_spec never lets happen")],
     "conform.cli.x__summary": [(None, MSG, "the wording of the summary on stdout (the report file is unchanged)")],
@@ -339,8 +342,9 @@ HEADER = (
     "How it was run (2026-11-27/28, 2 cores shared with five other sessions, load 6 to 10, `nice`, "
     "`--max-children 2`): one mutmut run, stopped for time where the *not run* count below says "
     "(mutmut never started those mutants; they are listed by function at the end, none is "
-    "counted as killed or survived). The survivors were then re-checked against the final "
-    "tests/conform/test_mutation_kills.py and tests/run/test_mutation_kills.py with "
+    "counted as killed or survived). The survivors were then re-checked, those of conform/ "
+    "against the final tests/conform/test_mutation_kills.py and those of run/ against the final "
+    "tests/run/test_mutation_kills.py, with "
     "`docs/mutation/recheck.py` (tests collected once, each mutant in a forked child with "
     "MUTANT_UNDER_TEST set, as mutmut runs them; both files pass on the unmutated code): a "
     "mutant that file fails is counted killed below ({rechecked} survivors re-checked; the lines "

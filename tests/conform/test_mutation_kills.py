@@ -216,6 +216,10 @@ def test_string_and_empty_outputs_are_compared_too():
     assert check.compare(s, s.copy())["identical"] is True
     res = check.compare(s, t)
     assert (res["differing"], res["first_difference"]["index"]) == (1, [1])
+    grid = np.array([[b"a", b"b"], [b"c", b"d"]], dtype=object)
+    other = np.array([[b"X", b"Y"], [b"c", b"d"]], dtype=object)
+    res = check.compare(grid, other)           # two elements of one row: two differences
+    assert (res["differing"], res["first_difference"]["index"]) == (2, [0, 0])
     empty = np.zeros((0, 4), np.float32)
     assert check.compare(empty, empty.copy())["identical"] is True
 
