@@ -409,3 +409,109 @@ def test_a_check_that_cannot_be_made_is_never_passed(monkeypatch, where, status)
 def test_models_with_different_outputs_fail_the_check():
     rec = check.bit_identity(_relu_model("y"), _relu_model("y2"), seeds=(0,))
     assert rec["status"] == "failed" and rec["reason"] == "the two models have different outputs"
+
+
+# --- rewrite.constants_to_initializers: which Constants, what else stays, IR < 4 inputs -------
+
+def test_only_default_domain_single_output_constants_become_initializers():
+    value = numpy_helper.from_array(np.array([1.0], np.float32), "v")
+    nodes = [helper.make_node("Constant", [], ["a"], name="sp", domain="ai.onnx", value=value),
+             helper.make_node("Constant", [], ["b"], name="custom", domain="my.domain", value=value),
+             helper.make_node("Relu", ["a"], ["y"], name="relu")]
+    g = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.constants_to_initializers(m, log)
+    assert [n.name for n in m.graph.node] == ["custom", "relu"]
+    assert [t.name for t in m.graph.initializer] == ["a"]
+    (r,) = log.rewrites
+    assert (r.node_index, r.node_name, r.op_type, r.tensor) == (0, "sp", "Constant", "a")
+
+
+def test_a_constant_that_stays_keeps_every_node_after_it():
+    sparse = helper.make_sparse_tensor(numpy_helper.from_array(np.array([1.0], np.float32), "v"),
+                                       numpy_helper.from_array(np.array([0], np.int64), "i"), [2])
+    nodes = [helper.make_node("Constant", [], ["s"], name="sp", sparse_value=sparse),
+             helper.make_node("Constant", [], ["k"], name="c", value_float=2.0),
+             helper.make_node("Relu", ["s"], ["y"], name="relu")]
+    g = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.constants_to_initializers(m, log)
+    assert [n.name for n in m.graph.node] == ["sp", "relu"] and [t.name for t in m.graph.initializer] == ["k"]
+    assert [(b.rule, b.node_index) for b in log.blockers] == [("PROF-R1", 0)]
+
+
+@pytest.mark.parametrize("ir,as_input", [(3, True), (4, False), (8, False)])
+def test_before_ir_4_a_new_initializer_is_also_a_graph_input(ir, as_input):
+    m = _constant(value_ints=[1, 2, 3])
+    m.ir_version = ir
+    rewrite.constants_to_initializers(m, rewrite.Log())
+    got = [(vi.name, vi.type.tensor_type.elem_type, [d.dim_value for d in vi.type.tensor_type.shape.dim])
+           for vi in m.graph.input]
+    assert got == ([("k", TensorProto.INT64, [3])] if as_input else [])
+
+
+# --- rewrite.materialise_broadcasts: names never clash, every way to import the opset --------
+
+def _broadcast_model(opset=13, domain="", node_domain="", extra_nodes=(), extra_inputs=(), extra_outputs=(),
+                     value_info=()):
+    nodes = [helper.make_node("Mul", ["x", "c"], ["y"], name="mul", domain=node_domain),
+             helper.make_node("Add", ["c", "c"], ["y2"], name="keep_c_read"), *extra_nodes]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]), *extra_inputs]
+    outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("y2", TensorProto.FLOAT, [3]), *extra_outputs]
+    g = helper.make_graph(nodes, "g", ins, outs, initializer=[numpy_helper.from_array(
+        np.array([1.0, -0.0, 2.5], np.float32), "c")], value_info=list(value_info))
+    ops = [helper.make_opsetid(domain, opset)] if opset else []
+    return helper.make_model(g, opset_imports=ops, ir_version=8)
+
+
+def _expanded_name(m):
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    return [r.tensor for r in log.rewrites if r.kind == "materialise-broadcast"]
+
+
+@pytest.mark.req("MUL-R4")
+def test_the_expanded_copy_takes_a_name_nothing_else_has():
+    F = TensorProto.FLOAT
+    assert _expanded_name(_broadcast_model()) == ["c_2x3"]
+    cases = [dict(extra_inputs=[helper.make_tensor_value_info("c_2x3", F, [1])]),
+             dict(extra_outputs=[helper.make_tensor_value_info("c_2x3", F, [3])],
+                  extra_nodes=[helper.make_node("Relu", ["c"], ["c_2x3"])]),
+             dict(value_info=[helper.make_tensor_value_info("c_2x3", F, [3])]),
+             dict(extra_nodes=[helper.make_node("Relu", ["c"], ["c_2x3"]),
+                               helper.make_node("Relu", ["c_2x3"], ["z"])])]
+    for kw in cases:
+        assert _expanded_name(_broadcast_model(**kw)) == ["c_2x3_2"], kw
+    taken_twice = _broadcast_model(extra_inputs=[helper.make_tensor_value_info("c_2x3", F, [1]),
+                                                 helper.make_tensor_value_info("c_2x3_2", F, [1])])
+    assert _expanded_name(taken_twice) == ["c_2x3_3"]
+
+
+@pytest.mark.req("MUL-R4")
+@pytest.mark.parametrize("opset,domain,node_domain,rewritten", [
+    (7, "", "", True), (13, "ai.onnx", "", True), (13, "", "ai.onnx", True), (6, "", "", False),
+    (None, "", "", False)])
+def test_a_broadcast_is_stored_from_opset_7_whatever_the_domain_is_called(opset, domain, node_domain, rewritten):
+    m = _broadcast_model(opset, domain, node_domain)
+    assert _expanded_name(m) == (["c_2x3"] if rewritten else [])
+
+
+@pytest.mark.req("MUL-R4", "PROF-R2")
+def test_a_result_with_a_zero_dimension_is_not_a_static_shape():
+    g = helper.make_graph([helper.make_node("Mul", ["x", "c"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [0, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [0, 3])],
+                          initializer=[numpy_helper.from_array(np.ones(3, np.float32), "c")])
+    assert _expanded_name(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)) == []
+
+
+@pytest.mark.req("MUL-R4")
+def test_a_shapeless_output_does_not_hide_the_shapes_after_it():
+    s = helper.make_tensor_value_info("s", TensorProto.FLOAT, None)
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, None)
+    m = _broadcast_model(extra_inputs=[s], extra_nodes=[helper.make_node("Relu", ["s"], ["z"])])
+    m.graph.output.insert(0, z)
+    assert _expanded_name(m) == ["c_2x3"]
