@@ -75,6 +75,21 @@ CLASSES: dict[str, list] = {
         ({2}, EQ, "onnx infers a Mul/Add/Sub/Gemm result of at least its operand's rank, so a longer operand "
                   "never reaches here (and np.broadcast_to would refuse it, caught as a blocker)"),
     ],
+    "conform.rewrite.x_materialise_broadcasts": [
+        ({51}, EQ, "NAME_D1xD2... is never the name of another (source, target) pair, so the name just "
+                   "made is never met again: adding it to taken changes nothing"),
+        ({64}, MSG, "the text of a blocker's reason (the RuntimeError it carries)"),
+    ],
+    "conform.rewrite.x_shapes": [
+        ({8}, EQ, "strict_mode=False is onnx.shape_inference.infer_shapes' default"),
+        ({10}, OPEN, "strict inference then fails on a model onnx cannot infer in full, and conform "
+                     "rewrites nothing from its inferred shapes: no test model has such a node"),
+        ({9, 11}, OPEN, "shapes known only by data propagation (a Shape/Reshape chain) would be lost: "
+                        "no test model needs data propagation"),
+        ({14, 25, 30, 37}, MSG, "a shapeless or symbolic tensor then reads as another kind of non-static "
+                                "shape: only which blocker reason a finding carries changes (no constant "
+                                "has such a shape: an initializer's dims are read from the tensor)"),
+    ],
     "conform.rewrite.x__shape_text": [(None, MSG, "how a shape is written in a blocker's reason")],
     "conform.rewrite.x__computed_reason": [(None, MSG, "the wording of a blocker's reason")],
     "conform.rewrite.x__elem": [(None, MSG, "how an element type is spelled in a rewrite's detail or a reason")],
@@ -137,7 +152,14 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
     "conform.rewrite.x__constant_tensor": "test_each_constant_form_becomes_an_initializer_of_the_same_values, "
                                           "test_a_string_constant_becomes_a_string_initializer_of_the_same_bytes, "
                                           "test_a_constant_value_is_stored_under_the_output_name",
-    "conform.rewrite.x_constants_to_initializers": "test_each_constant_form_becomes_an_initializer_of_the_same_values",
+    "conform.rewrite.x_constants_to_initializers": "test_each_constant_form_becomes_an_initializer_of_the_same_values, "
+                                                   "test_only_default_domain_single_output_constants_become_initializers, "
+                                                   "test_a_constant_that_stays_keeps_every_node_after_it, "
+                                                   "test_before_ir_4_a_new_initializer_is_also_a_graph_input",
+    "conform.rewrite.x_materialise_broadcasts": "test_the_expanded_copy_takes_a_name_nothing_else_has, "
+                                                "test_a_broadcast_is_stored_from_opset_7_whatever_the_domain_is_called",
+    "conform.rewrite.x_shapes": "test_a_shapeless_output_does_not_hide_the_shapes_after_it",
+    "conform.rewrite.x__static": "test_a_result_with_a_zero_dimension_is_not_a_static_shape",
     "conform.rewrite.xǁRewriteǁas_dict": "test_a_rewrite_names_its_node_in_the_report",
     "conform.api.x__why": "test_a_blocker_explains_only_the_finding_of_its_rule_and_place",
     "conform.cli.x__summary": "test_the_summary_* (three tests)",

@@ -1,7 +1,9 @@
 """Re-run surviving mutants against given test files, as mutmut runs them: the tests are
-collected once, then each mutant runs in a forked child with MUTANT_UNDER_TEST set, stopping
-at its first failing test; prints "NAME EXIT_CODE" lines (0: every test passed, the mutant
-survives; 1: a test failed, the mutant is killed).
+collected once and run once with mutmut's "stats" trampolines to learn which mutated functions
+each test calls; then each mutant runs in a forked child with MUTANT_UNDER_TEST set, through
+the tests that call its function, stopping at the first failure; prints "NAME EXIT_CODE" lines
+(0: every such test passed, or no test calls the function: the mutant survives; 1: a test
+failed, the mutant is killed).
 
 usage (in mutmut's mutants/ folder, with the project's venv; the test files copied there):
     python recheck.py TESTFILE... < names.txt > recheck.txt
@@ -25,7 +27,22 @@ class Recheck:
         import sonnx
         assert sonnx.__file__.startswith(os.path.abspath("src")), sonnx.__file__
         from _pytest.runner import runtestprotocol
+
+        import mutmut.mutation.trampoline as trampoline
+        hits: dict[str, set[str]] = {}
+        current: list[str] = []
+        trampoline.record_trampoline_hit = lambda name, caller=None: hits.setdefault(name, set()).add(current[0])
+        os.environ["MUTANT_UNDER_TEST"] = "stats"
+        for item in session.items:
+            current[:] = [item.nodeid]
+            runtestprotocol(item, nextitem=None, log=False)
+        del os.environ["MUTANT_UNDER_TEST"]
         for name in self.names:
+            called = hits.get(name.rsplit("__mutmut_", 1)[0], set())
+            items = [i for i in session.items if i.nodeid in called]
+            if not items:
+                sys.__stdout__.write(f"{name} 0\n")
+                continue
             pid = os.fork()
             if pid == 0:
                 os.environ["MUTANT_UNDER_TEST"] = name
@@ -33,8 +50,8 @@ class Recheck:
                 os.dup2(fd, 1)
                 os.dup2(fd, 2)
                 code = 0
-                for i, item in enumerate(session.items):
-                    nxt = session.items[i + 1] if i + 1 < len(session.items) else None
+                for i, item in enumerate(items):
+                    nxt = items[i + 1] if i + 1 < len(items) else None
                     if any(r.failed for r in runtestprotocol(item, nextitem=nxt, log=False)):
                         code = 1
                         break
