@@ -515,3 +515,80 @@ def test_a_shapeless_output_does_not_hide_the_shapes_after_it():
     m = _broadcast_model(extra_inputs=[s], extra_nodes=[helper.make_node("Relu", ["s"], ["z"])])
     m.graph.output.insert(0, z)
     assert _expanded_name(m) == ["c_2x3"]
+
+
+# --- rewrite.materialise_broadcasts: every node is looked at, whatever comes before it -------
+
+@pytest.mark.req("MUL-R4", "GEMM-R4")
+def test_nodes_skipped_or_blocked_do_not_stop_the_rewrite_of_later_ones():
+    F = TensorProto.FLOAT
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("Gemm", ["x", "w"], ["gm"], name="gemm_no_c"),
+             helper.make_node("Mul", ["x", "x"], ["m1"], name="same_shape"),
+             helper.make_node("Mul", ["x", "s"], ["m2"], name="computed"),
+             helper.make_node("Mul", ["x", "c"], ["y"], name="mul")]
+    outs = [helper.make_tensor_value_info(n, F, [2, 3]) for n in ("r", "gm", "m1", "m2", "y")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3]),
+                                       helper.make_tensor_value_info("s", F, [3])], outs,
+                          initializer=[numpy_helper.from_array(np.ones((3, 3), np.float32), "w"),
+                                       numpy_helper.from_array(np.array([1.0, 2.0, 3.0], np.float32), "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    (r,) = log.rewrites
+    assert (r.kind, r.requirement, r.node_index, r.node_name, r.op_type, r.tensor) == \
+        ("materialise-broadcast", "MUL-R4", 4, "mul", "Mul", "c")       # the lone copy took c's name
+    assert [(b.rule, b.node_index, b.tensor) for b in log.blockers] == [("MUL-R4", 3, "s")]
+    (c,) = [t for t in m.graph.initializer if t.name == "c"]
+    assert numpy_helper.to_array(c).tolist() == [[1.0, 2.0, 3.0]] * 2 and m.graph.node[4].input[1] == "c"
+
+
+@pytest.mark.req("MUL-R4", "PROF-R2")
+def test_a_broadcast_to_a_symbolic_result_carries_the_pin_advice():
+    F = TensorProto.FLOAT
+    g = helper.make_graph([helper.make_node("Mul", ["x", "c"], ["y"], name="mul")], "g",
+                          [helper.make_tensor_value_info("x", F, ["batch", 3])],
+                          [helper.make_tensor_value_info("y", F, ["batch", 3])],
+                          initializer=[numpy_helper.from_array(np.ones((1, 3), np.float32), "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)        # (1, 3) against (batch, 3): no known size differs
+    assert log.blockers == [] and log.rewrites == []
+    m.graph.initializer[0].CopyFrom(numpy_helper.from_array(np.ones((3,), np.float32), "c"))
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)        # rank 1 against rank 2: blocked until pinned
+    assert [(b.rule, b.node_index, b.tensor) for b in log.blockers] == [("MUL-R4", 0, "c")]
+    assert "--dim" in log.blockers[0].reason and log.rewrites == []
+
+
+@pytest.mark.req("MUL-R4")
+def test_a_constant_that_cannot_be_read_is_a_blocker_at_its_node():
+    m = _broadcast_model()
+    c = m.graph.initializer[0]
+    c.ClearField("float_data")
+    c.raw_data = b"\x00\x00"                  # 2 bytes for 3 floats
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert [(b.rule, b.node_index, b.tensor) for b in log.blockers] == [("MUL-R4", 0, "c")]
+    assert "cannot be read" in log.blockers[0].reason and log.rewrites == []
+
+
+@pytest.mark.req("MUL-R4")
+@pytest.mark.parametrize("kind", ["graph", "graphs"])
+def test_a_constant_still_read_in_a_subgraph_is_kept(kind):
+    F = TensorProto.FLOAT
+    branch = helper.make_graph([helper.make_node("Identity", ["c"], ["o"])], "b", [],
+                               [helper.make_tensor_value_info("o", F, [3])])
+    if kind == "graph":
+        extra = helper.make_node("If", ["cond"], ["z"], then_branch=branch, else_branch=branch)
+    else:
+        extra = helper.make_node("Loopish", ["cond"], ["z"], domain="my.domain", bodies=[branch])
+    nodes = [helper.make_node("Mul", ["x", "c"], ["y"], name="mul"), extra]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3]),
+                                       helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("y", F, [2, 3]), helper.make_tensor_value_info("z", F, [3])],
+                          initializer=[numpy_helper.from_array(np.ones(3, np.float32), "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("my.domain", 1)],
+                          ir_version=8)
+    rewrite.materialise_broadcasts(m, rewrite.Log())
+    assert sorted(t.name for t in m.graph.initializer) == ["c", "c_2x3"]
