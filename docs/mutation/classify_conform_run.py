@@ -38,7 +38,8 @@ CLASSES: dict[str, list] = {
         ({8, 17, 19}, EQ, "an empty output: any empty 2-D or 1-D view compares as no difference"),
     ],
     "conform.check.x__hex": [(None, MSG, "how the first differing value is spelled in the record")],
-    "conform.check.x_compare": [({67, 73}, EQ, RESHAPE)],
+    "conform.check.x_compare": [({67, 73}, EQ, RESHAPE),
+                                ({51}, EQ, "the index of a 0-d array unravels to [] as well")],
     "conform.cli.x__cmd_conform": [
         ({8, 16, 17, 20, 24, 43, 49, 50, 52, 56, 111, 112, 114, 116, 117, 118, 122, 123}, MSG,
          "the text of a one-line error (still one line on stderr, exit status 2)"),
@@ -62,8 +63,20 @@ CLASSES: dict[str, list] = {
         ({46, 47, 48, 49, 50}, EQ, "the fallback for a kind with no edge values is never reached: "
                                    "_feeds_spec feeds only kinds f, i, u, b"),
     ],
-    "conform.check.x_bit_identity": [({97}, MSG, "the text of a progress line on stderr")],
-    "conform.check.x_make_input": [({57}, MSG, "the text of a TypeError _feeds_spec never lets happen")],
+    "conform.check.x_bit_identity": [
+        ({97}, MSG, "the text of a progress line on stderr"),
+        ({118, 119}, EQ, "the record's status is already 'not checked' (its initial value): the line only "
+                         "restates it"),
+        ({215, 220}, MSG, "which output names the failed check's reason text lists (status 'failed' either way)"),
+    ],
+    "conform.check.x_make_input": [
+        ({57}, MSG, "the text of a TypeError _feeds_spec never lets happen"),
+        ({28}, EQ, "'XXiuXX' holds 'i' and 'u': the substring test is the same for every numpy kind"),
+        ({6, 8}, EQ, "np.prod of a tuple of ints is int64 on the 64-bit platforms sonnx supports"),
+        ({74}, EQ, "rng.random() gives exactly 0.1 with probability 2^-53; the pinned seeds' inputs are "
+                   "unchanged (test_seeded_inputs_are_reproducible_and_hold_what_their_seed_promises)"),
+    ],
+    "conform.check.x__session": [({8}, MSG, "onnxruntime's own log level (its warnings on stderr), no result")],
     "conform.cli.x__summary": [(None, MSG, "the wording of the summary on stdout (the report file is unchanged)")],
     "conform.cli.x__writable": [(None, MSG, "the text of the refusal (still refused, exit status 2)")],
     "conform.rewrite.x__constant_tensor": [
@@ -181,6 +194,8 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
                                                 "test_a_constant_that_cannot_be_read_is_a_blocker_at_its_node, "
                                                 "test_a_broadcast_is_stored_from_opset_7_whatever_the_domain_is_called",
     "conform.rewrite.x__subgraphs": "test_a_constant_still_read_in_a_subgraph_is_kept",
+    "conform.rewrite.x_tidy_declarations": "test_value_info_that_agrees_is_kept_and_only_stale_entries_go, "
+                                           "test_outputs_get_the_inferred_static_shape_only_where_they_declare_none_or_a_name",
     "conform.rewrite.x_shapes": "test_a_shapeless_output_does_not_hide_the_shapes_after_it",
     "conform.rewrite.x__static": "test_a_result_with_a_zero_dimension_is_not_a_static_shape",
     "conform.rewrite.xǁRewriteǁas_dict": "test_a_rewrite_names_its_node_in_the_report",

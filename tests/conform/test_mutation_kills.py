@@ -592,3 +592,52 @@ def test_a_constant_still_read_in_a_subgraph_is_kept(kind):
                           ir_version=8)
     rewrite.materialise_broadcasts(m, rewrite.Log())
     assert sorted(t.name for t in m.graph.initializer) == ["c", "c_2x3"]
+
+
+# --- rewrite.tidy_declarations: what is kept, removed and declared ---------------------------
+
+@pytest.mark.req("PROF-R2")
+def test_value_info_that_agrees_is_kept_and_only_stale_entries_go():
+    F = TensorProto.FLOAT
+    nodes = [helper.make_node("Relu", ["x"], ["h"]), helper.make_node("Add", ["h", "w"], ["y"])]
+    vis = [helper.make_tensor_value_info("h", F, [2, 3]), helper.make_tensor_value_info("w", F, [2, 3]),
+           helper.make_tensor_value_info("gone", F, [1]), helper.make_tensor_value_info("h2", F, [1])]
+    nodes.append(helper.make_node("Relu", ["x"], ["h2"]))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3])],
+                          [helper.make_tensor_value_info("y", F, [2, 3])], value_info=vis,
+                          initializer=[numpy_helper.from_array(np.ones((2, 3), np.float32), "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.tidy_declarations(m, log)
+    assert [vi.name for vi in m.graph.value_info] == ["h", "w"]
+    assert [(r.kind, r.tensor) for r in log.rewrites] == [("remove-value-info", "gone"), ("remove-value-info", "h2")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_outputs_get_the_inferred_static_shape_only_where_they_declare_none_or_a_name():
+    F = TensorProto.FLOAT
+    outs = [("a", F, [2, 3]), ("b", F, [4, 3]), ("e", TensorProto.INT32, None),
+            ("c", F, None), ("d", TensorProto.UNDEFINED, None), ("f", F, ["n", 3])]
+    nodes = [helper.make_node("Relu", ["x"], [n]) for n, _, _ in outs]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3])],
+                          [helper.make_tensor_value_info(n, e, s) for n, e, s in outs])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.tidy_declarations(m, log)
+    got = {vi.name: (vi.type.tensor_type.elem_type,
+                     [d.dim_value or d.dim_param for d in vi.type.tensor_type.shape.dim]
+                     if vi.type.tensor_type.HasField("shape") else None) for vi in m.graph.output}
+    assert got == {"a": (F, [2, 3]), "b": (F, [4, 3]), "e": (TensorProto.INT32, None),
+                   "c": (F, [2, 3]), "d": (F, [2, 3]), "f": (F, [2, 3])}
+    assert [(r.kind, r.tensor) for r in log.rewrites] == [("declare-output-shape", n) for n in "cdf"]
+
+
+def test_an_output_of_another_shape_fails_the_check_with_no_count():
+    F = TensorProto.FLOAT
+    g = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", F, [2, 3])], [helper.make_tensor_value_info("y", F, [3, 2])])
+    transposed = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    rec = check.bit_identity(_relu_model(), transposed, seeds=(0, 1))
+    (o,) = rec["outputs"]
+    assert rec["status"] == "failed" and o["identical"] is False and o["differing"] is None
+    assert rec["reason"] == "outputs differ: y"
