@@ -239,3 +239,42 @@ def test_the_comparison_keeps_its_mode_sonnxs_outputs_and_node_indices():
     assert list(result.sonnx_outputs) == ["Y"]
     assert result.sonnx_outputs["Y"].tobytes() == sonnx.run(model, feed)["Y"].tobytes()
     assert [(n.index, n.name, n.status) for n in result.nodes] == [(0, "add", "within"), (1, "relu", "within")]
+
+
+# --- io.describe / io.sha256 / cli._cmd_run: the digests printed and recorded are the outputs' --
+
+def test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    import hashlib
+    want = hashlib.sha256(a.tobytes()).hexdigest()
+    assert io.sha256(a.T.T) == want and io.sha256(np.asfortranarray(a)) == want
+    assert io.describe({"y": a}) == {"y": {"shape": [2, 3], "dtype": "float", "sha256": want}}
+
+
+@pytest.mark.req("GEMM-R7")
+def test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model(tmp_path, capsys):
+    import hashlib
+
+    from onnx import TensorProto, helper
+
+    import sonnx
+    from sonnx.cli import main
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in "AB"]
+    g = helper.make_graph([helper.make_node("Mul", ["A", "B"], ["Y"], name="mul")], "g", ins,
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+    path = tmp_path / "m.onnx"
+    import onnx
+    onnx.save(model, str(path))
+    a = np.random.default_rng(5).standard_normal((2, 3)).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    code = main(["run", str(path), "--input", f"A={tmp_path / 'a.npy'}", "--input", f"B={tmp_path / 'a.npy'}",
+                 "-o", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    digest = hashlib.sha256(sonnx.run(model, {"A": a, "B": a})["Y"].tobytes()).hexdigest()
+    assert code == 0 and out == f"Y  float (2, 3)  sha256 {digest}\nmode exact\n"
+    record = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert record["model_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert record["outputs"]["Y"]["sha256"] == digest and record["mode"] == "exact"
+    assert record["inputs"]["A"] == {"shape": [2, 3], "dtype": "float",
+                                     "sha256": hashlib.sha256(a.tobytes()).hexdigest()}
