@@ -131,6 +131,7 @@ CLASSES: dict[str, list] = {
         (None, MSG, "how a type is written in a rewrite's detail"),
     ],
     # ---------------------------------------------------------------- run
+    "run.cli.x__progress": [(None, MSG, "when and how a progress line is written on stderr (never a result)")],
     "run.io.x__first_line": [(None, MSG, "the text of an InputError (still an InputError, exit status 2)")],
     "run.io.x__npy": [
         ({3, 5}, EQ, "allow_pickle=False is np.load's default and None is falsy like False"),
@@ -218,6 +219,10 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
                                    "test_every_numpy_fed_element_type_is_fed_and_an_empty_dimension_is_not",
     "conform.check.x__edge_values": "test_the_float_edge_values_are_the_documented_ones, "
                                     "test_the_integer_edge_values_are_the_extremes_and_their_neighbours",
+    "run.io.x_describe": "test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes",
+    "run.io.x_sha256": "test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes",
+    "run.cli.x__file_sha256": "test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model",
+    "run.cli.x__cmd_run": "test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model",
     "run.io.x__npz": "test_an_object_array_in_an_input_file_is_refused_unread",
     "run.io.x__npy": "test_an_object_array_in_an_input_file_is_refused_unread",
     "run.io.x__text": "test_trailing_blank_lines_of_hex_text_are_not_values",

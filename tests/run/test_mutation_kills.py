@@ -278,3 +278,14 @@ def test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model(tmp_p
     assert record["outputs"]["Y"]["sha256"] == digest and record["mode"] == "exact"
     assert record["inputs"]["A"] == {"shape": [2, 3], "dtype": "float",
                                      "sha256": hashlib.sha256(a.tobytes()).hexdigest()}
+
+
+# --- io.read_inputs: an archive of named inputs does not end the argument list --------------
+
+def test_an_npz_of_named_inputs_then_more_inputs(tmp_path):
+    specs = {"A": InputSpec("A", "float", (3,), False), "B": InputSpec("B", "float", (3,), False)}
+    a, b = np.array([1.0, 2.0, 3.0], np.float32), np.array([-1.0, 0.5, 0.0], np.float32)
+    np.savez(tmp_path / "a.npz", A=a)
+    np.save(tmp_path / "b.npy", b)
+    feeds = io.read_inputs([str(tmp_path / "a.npz"), f"B={tmp_path / 'b.npy'}"], specs)
+    assert sorted(feeds) == ["A", "B"] and feeds["A"].tobytes() == a.tobytes() and feeds["B"].tobytes() == b.tobytes()
