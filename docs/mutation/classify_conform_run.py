@@ -146,6 +146,13 @@ CLASSES: dict[str, list] = {
         ({25, 27}, EQ, "np.prod of a tuple of ints is int64 on the 64-bit platforms sonnx supports"),
         (None, MSG, "the text of an InputError"),
     ],
+    "run.io.x_read_inputs": [
+        ({22, 24}, EQ, "every candidate name is a prefix of the same argument followed by '=', so the "
+                       "longest is also the largest string: max by value picks the same name"),
+        ({36}, MSG, "an argument naming no input is refused either way: only the name or path the "
+                    "InputError shows changes"),
+        ({12, 60}, MSG, "the 'where' of an InputError's text"),
+    ],
     "run.io.x__unknown": [(None, MSG, "the text of an InputError")],
     "run.io.x_write_outputs": [
         ({29, 32, 33}, EQ, "allow_pickle only matters for object arrays; a kernel never returns one"),
@@ -219,6 +226,7 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
                                    "test_every_numpy_fed_element_type_is_fed_and_an_empty_dimension_is_not",
     "conform.check.x__edge_values": "test_the_float_edge_values_are_the_documented_ones, "
                                     "test_the_integer_edge_values_are_the_extremes_and_their_neighbours",
+    "run.io.x_read_inputs": "test_an_npz_of_named_inputs_then_more_inputs",
     "run.io.x_describe": "test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes",
     "run.io.x_sha256": "test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes",
     "run.cli.x__file_sha256": "test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model",

@@ -641,3 +641,51 @@ def test_an_output_of_another_shape_fails_the_check_with_no_count():
     (o,) = rec["outputs"]
     assert rec["status"] == "failed" and o["identical"] is False and o["differing"] is None
     assert rec["reason"] == "outputs differ: y"
+
+
+# --- rewrite.pin_dims: what --dim cannot pin is a blocker at its input ------------------------
+
+@pytest.mark.req("PROF-R2")
+def test_inputs_that_dim_cannot_pin_are_blockers_at_their_tensor():
+    F = TensorProto.FLOAT
+    unnamed = helper.make_tensor_value_info("u", F, [2, 3])
+    unnamed.type.tensor_type.shape.dim[0].Clear()                   # dynamic, no name
+    ins = [helper.make_tensor_value_info("w", F, ["batch"]), helper.make_tensor_value_info("s", F, None),
+           helper.make_tensor_value_info("p", F, ["n", 3]), unnamed, helper.make_tensor_value_info("k", F, [2])]
+    g = helper.make_graph([], "g", ins, [], initializer=[numpy_helper.from_array(np.ones(2, np.float32), "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.pin_dims(m, {}, log)
+    got = [(b.rule, b.node_index, b.tensor) for b in log.blockers]
+    assert got == [("PROF-R2", None, "s"), ("PROF-R2", None, "p"), ("PROF-R2", None, "u")]
+    assert "no shape" in log.blockers[0].reason and "--dim n=SIZE" in log.blockers[1].reason
+    assert "no name" in log.blockers[2].reason
+
+
+# --- api.conform / api.load: the seeds asked for, an unchecked record, the shown name --------
+
+def test_conform_uses_the_seeds_asked_for_and_records_an_unchecked_run_as_none():
+    m = _relu_model()
+    _, report = api.conform(m, seeds=(2,))
+    assert report["check"]["seeds"] == [2] and report["check"]["runs"] == 1 and report["model"] == "<ModelProto>"
+    _, report = api.conform(m, check=False)
+    assert report["check"]["status"] == "not checked" and report["check"]["runs"] == 0
+
+
+def test_a_model_with_names_that_are_not_utf8_is_refused(tmp_path):
+    m = _relu_model()
+    m.graph.node[0].name = "ZZZZ"
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(m.SerializeToString().replace(b"ZZZZ", b"\xff\xfeZZ"))
+    with pytest.raises(rewrite.ConformError, match="not UTF-8"):
+        api.conform(str(path), check=False)
+
+
+def test_external_weights_of_a_model_named_without_a_folder_are_read(tmp_path, monkeypatch):
+    m = _broadcast_model()
+    onnx.save(m, str(tmp_path / "m.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
+              location="w.bin", size_threshold=0)
+    monkeypatch.chdir(tmp_path)
+    out, report = api.conform("m.onnx", check=False)
+    (c,) = [t for t in out.graph.initializer if t.name == "c"]
+    assert numpy_helper.to_array(c).tolist() == [1.0, -0.0, 2.5]
