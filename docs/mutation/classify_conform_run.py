@@ -32,6 +32,33 @@ WHY_TEXT = ("which fallback explanation a finding's why_not_rewritten carries (t
 CLASSES: dict[str, list] = {
     # ---------------------------------------------------------------- conform
     "conform.api.x__why": [(None, MSG, WHY_TEXT)],
+    "conform.api.x__utf8_only": [
+        ({5, 7}, EQ, "data only lets clean_model skip the walk of an all-ASCII model: without it every "
+                     "field is walked, with the same result"),
+        ({8, 9, 10, 11, 12, 13, 14, 15, 16}, MSG, "the text of the ConformError (still refused, exit status 2)"),
+    ],
+    "conform.api.x_conform": [
+        ({21, 22, 23, 36}, MSG, "the text of a progress line on stderr"),
+        ({4}, EQ, "the stand-in for no progress callback returns nothing that is read"),
+    ],
+    "conform.api.x_load": [
+        ({40}, EQ, "data only lets clean_model skip the walk of an all-ASCII model: without it every "
+                   "field is walked, with the same result"),
+        ({5, 12, 16, 17, 18, 23, 27, 34, 41, 57, 58, 59}, MSG, "the text of an error or of the name it shows"),
+    ],
+    "conform.rewrite.x__declarations": [(None, MSG, "the 'what' word of a pinned declaration in a rewrite's detail")],
+    "conform.rewrite.x__dims_of": [({1}, EQ, "a non-tensor type has no tensor_type shape, so both conditions "
+                                             "give [] for it, and the dims of a tensor type either way")],
+    "conform.rewrite.x_symbolic_names": [
+        ({4}, EQ, "a non-empty dim_param means the dimension's oneof is dim_param"),
+        ({11}, EQ, "the dict's values are never read (it is an ordered set of its keys)"),
+    ],
+    "conform.rewrite.x_pin_dims": [
+        ({20, 84}, EQ, "a non-empty dim_param (and --dim names are non-empty) means the oneof is dim_param"),
+        ({8, 10, 11, 12, 44, 45, 46, 47, 48, 49, 50, 51}, MSG, "the text of the ConformError or of the pin-dim detail"),
+        ({53}, MSG, "whether the inputs after one with an initializer get their PROF-R2 blockers: a "
+                    "reason only (the validator's findings are the same)"),
+    ],
     "conform.check.x__one_line": [(None, MSG, "the one-line text of an onnxruntime error in a check's reason")],
     "conform.check.x__bits": [
         ({6}, EQ, RESHAPE),
@@ -204,6 +231,11 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
     "conform.rewrite.x__subgraphs": "test_a_constant_still_read_in_a_subgraph_is_kept",
     "conform.rewrite.x_tidy_declarations": "test_value_info_that_agrees_is_kept_and_only_stale_entries_go, "
                                            "test_outputs_get_the_inferred_static_shape_only_where_they_declare_none_or_a_name",
+    "conform.rewrite.x_pin_dims": "test_inputs_that_dim_cannot_pin_are_blockers_at_their_tensor",
+    "conform.api.x_conform": "test_conform_uses_the_seeds_asked_for_and_records_an_unchecked_run_as_none",
+    "conform.api.x_load": "test_conform_uses_the_seeds_asked_for_*, "
+                          "test_external_weights_of_a_model_named_without_a_folder_are_read",
+    "conform.api.x__utf8_only": "test_a_model_with_names_that_are_not_utf8_is_refused",
     "conform.rewrite.x_shapes": "test_a_shapeless_output_does_not_hide_the_shapes_after_it",
     "conform.rewrite.x__static": "test_a_result_with_a_zero_dimension_is_not_a_static_shape",
     "conform.rewrite.xǁRewriteǁas_dict": "test_a_rewrite_names_its_node_in_the_report",
