@@ -276,6 +276,7 @@ def test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model(tmp_p
     record = json.loads((tmp_path / "out" / "run.json").read_text())
     assert record["model_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert record["outputs"]["Y"]["sha256"] == digest and record["mode"] == "exact"
+    assert (record["schema"], record["sonnx"], record["model"]) == ("sonnx-run/1", sonnx.__version__, str(path))
     assert record["inputs"]["A"] == {"shape": [2, 3], "dtype": "float",
                                      "sha256": hashlib.sha256(a.tobytes()).hexdigest()}
 
@@ -289,3 +290,24 @@ def test_an_npz_of_named_inputs_then_more_inputs(tmp_path):
     np.save(tmp_path / "b.npy", b)
     feeds = io.read_inputs([str(tmp_path / "a.npz"), f"B={tmp_path / 'b.npy'}"], specs)
     assert sorted(feeds) == ["A", "B"] and feeds["A"].tobytes() == a.tobytes() and feeds["B"].tobytes() == b.tobytes()
+
+
+@pytest.mark.req("GEMM-R7")
+def test_compare_json_is_the_comparison_record_indented_by_two(tmp_path, capsys):
+    from onnx import TensorProto, helper
+
+    from sonnx.cli import main
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in "AB"]
+    g = helper.make_graph([helper.make_node("Add", ["A", "B"], ["Y"], name="add")], "g", ins,
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3])])
+    import onnx
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)], ir_version=8), str(path))
+    np.save(tmp_path / "a.npy", np.ones((2, 3), np.float32))
+    code = main(["run", str(path), "--input", f"A={tmp_path / 'a.npy'}", "--input", f"B={tmp_path / 'a.npy'}",
+                 "--compare", "onnxruntime", "-o", str(tmp_path / "out")])
+    capsys.readouterr()
+    text = (tmp_path / "out" / "compare.json").read_text(encoding="ascii")
+    record = json.loads(text)
+    assert code == 0 and text == json.dumps(record, indent=2) + "\n"
+    assert record["within_bounds"] is True and [n["name"] for n in record["nodes"]] == ["add"]
