@@ -158,6 +158,13 @@ CLASSES: dict[str, list] = {
         (None, MSG, "how a type is written in a rewrite's detail"),
     ],
     # ---------------------------------------------------------------- run
+    "run.cli.x__cmd_run": [
+        ({121, 124, 130}, EQ, "json.dump's ensure_ascii makes compare.json ASCII: the same bytes in any "
+                              "ASCII-compatible encoding ('UTF-8' is 'utf-8')"),
+        ({37, 41}, MSG, "per-node progress lines of the comparison on stderr only"),
+        ({43, 60, 61, 62, 63, 64, 65, 66}, MSG, "the text of an error line on stderr (where a finding is; "
+                                                "exit status 2 unchanged)"),
+    ],
     "run.cli.x__progress": [(None, MSG, "when and how a progress line is written on stderr (never a result)")],
     "run.io.x__first_line": [(None, MSG, "the text of an InputError (still an InputError, exit status 2)")],
     "run.io.x__npy": [
@@ -262,7 +269,8 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
     "run.io.x_describe": "test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes",
     "run.io.x_sha256": "test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes",
     "run.cli.x__file_sha256": "test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model",
-    "run.cli.x__cmd_run": "test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model",
+    "run.cli.x__cmd_run": "test_sonnx_run_prints_and_records_the_digests_of_its_outputs_and_model, "
+                          "test_compare_json_is_the_comparison_record_indented_by_two",
     "run.io.x__npz": "test_an_object_array_in_an_input_file_is_refused_unread",
     "run.io.x__npy": "test_an_object_array_in_an_input_file_is_refused_unread",
     "run.io.x__text": "test_trailing_blank_lines_of_hex_text_are_not_values",

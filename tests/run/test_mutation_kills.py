@@ -311,3 +311,36 @@ def test_compare_json_is_the_comparison_record_indented_by_two(tmp_path, capsys)
     record = json.loads(text)
     assert code == 0 and text == json.dumps(record, indent=2) + "\n"
     assert record["within_bounds"] is True and [n["name"] for n in record["nodes"]] == ["add"]
+
+
+# --- hexfloat._hex_value: the optional parts of a hex float -----------------------------------
+
+def test_hex_floats_without_exponent_or_whole_digits_are_read_and_an_empty_mantissa_is_not():
+    got = hexfloat.parse_lines(["0x1.8", "0x.8", "-0x.8p+1", "0x10", "0X1P-1"], "double")
+    assert got.tolist() == [1.5, 0.5, -1.0, 16.0, 0.5]
+    for bad in ("0xp+1", "0x.p+1", "0x"):
+        with pytest.raises(hexfloat.TextError, match="line 1"):
+            hexfloat.parse_lines([bad], "double")
+
+
+# --- cli._cmd_run: an output folder that cannot be written is exit 2 in one line -------------
+
+def test_outputs_that_cannot_be_written_are_exit_2_in_one_line(tmp_path, capsys, monkeypatch):
+    from onnx import TensorProto, helper
+
+    from sonnx.cli import main
+    ins = [helper.make_tensor_value_info("A", TensorProto.FLOAT, [2])]
+    g = helper.make_graph([helper.make_node("Relu", ["A"], ["Y"])], "g", ins,
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    import onnx
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)], ir_version=8), str(path))
+    np.save(tmp_path / "a.npy", np.ones(2, np.float32))
+
+    def refuse(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(io, "write_outputs", refuse)
+    code = main(["run", str(path), "--input", f"A={tmp_path / 'a.npy'}", "-o", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "No space left on device" in err
+    assert err.startswith("sonnx run: ")
