@@ -318,6 +318,8 @@ def test_compare_json_is_the_comparison_record_indented_by_two(tmp_path, capsys)
 def test_hex_floats_without_exponent_or_whole_digits_are_read_and_an_empty_mantissa_is_not():
     got = hexfloat.parse_lines(["0x1.8", "0x.8", "-0x.8p+1", "0x10", "0X1P-1"], "double")
     assert got.tolist() == [1.5, 0.5, -1.0, 16.0, 0.5]
+    nans = hexfloat.parse_lines(["+nan", "NaN", "-nan"], "float").view(np.uint32)
+    assert nans.tolist() == [0x7FC00000, 0x7FC00000, 0xFFC00000]
     for bad in ("0xp+1", "0x.p+1", "0x"):
         with pytest.raises(hexfloat.TextError, match="line 1"):
             hexfloat.parse_lines([bad], "double")
