@@ -202,6 +202,7 @@ CLASSES: dict[str, list] = {
                     "InputError shows changes"),
         ({12, 60}, MSG, "the 'where' of an InputError's text"),
     ],
+    "run.io.x_check_feeds": [(None, MSG, "the text of an InputError (still refused)")],
     "run.io.x__unknown": [(None, MSG, "the text of an InputError")],
     "run.io.x_write_outputs": [
         ({29, 32, 33}, EQ, "allow_pickle only matters for object arrays; a kernel never returns one"),
