@@ -346,3 +346,13 @@ def test_outputs_that_cannot_be_written_are_exit_2_in_one_line(tmp_path, capsys,
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "No space left on device" in err
     assert err.startswith("sonnx run: ")
+
+
+# --- io._typed: raw 2-byte values are bfloat16 bits for a bfloat16 input only ----------------
+
+def test_raw_two_byte_values_are_refused_for_a_float16_input():
+    raw = np.zeros(3, np.float16).view("V2")
+    with pytest.raises(InputError, match="raw 2-byte values"):
+        io.check_feeds({"h": raw}, {"h": InputSpec("h", "float16", (3,), False)})
+    got = io.check_feeds({"b": raw}, {"b": InputSpec("b", "bfloat16", (3,), False)})["b"]
+    assert got.dtype.name == "bfloat16" and got.tobytes() == raw.tobytes()
