@@ -356,3 +356,23 @@ def test_raw_two_byte_values_are_refused_for_a_float16_input():
         io.check_feeds({"h": raw}, {"h": InputSpec("h", "float16", (3,), False)})
     got = io.check_feeds({"b": raw}, {"b": InputSpec("b", "bfloat16", (3,), False)})["b"]
     assert got.dtype.name == "bfloat16" and got.tobytes() == raw.tobytes()
+
+
+def test_a_big_endian_array_of_another_type_is_refused_not_cast():
+    with pytest.raises(InputError, match="never casts"):
+        io.check_feeds({"x": np.arange(3, dtype=">i4")}, {"x": F32})
+    got = io.check_feeds({"x": np.arange(3, dtype=">f4")}, {"x": F32})["x"]   # same values, native order
+    assert got.dtype == np.float32 and got.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_infinities_are_written_as_c_writes_them():
+    assert (hexfloat.format_float(float("inf")), hexfloat.format_float(float("-inf"))) == ("inf", "-inf")
+
+
+# --- executor.run_node: attributes of operators that pass none to their kernel ---------------
+
+def test_a_legacy_broadcast_attribute_of_zero_reaches_no_kernel():
+    from sonnx.run.executor import run_node
+    a = np.array([1.5, -2.0], np.float32)
+    got = run_node("Mul", [a, a], {"broadcast": 0}, mode="exact", opset=6)
+    assert got.tobytes() == (a * a).tobytes()
