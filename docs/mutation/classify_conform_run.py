@@ -180,6 +180,17 @@ CLASSES: dict[str, list] = {
         ({30, 31, 32, 33}, MSG, "numpy's error state for the cast: at most a RuntimeWarning, the values "
                                 "and the rounding check are the same"),
     ],
+    "run.hexfloat.x_format_array": [
+        ({7}, EQ, RESHAPE), ({17}, EQ, ASTYPE_NONE), ({9}, MSG, WARN),
+    ],
+    "run.hexfloat.x_format_float": [
+        ({15, 16}, EQ, "x is an infinity here: x > 0, x >= 0 and x > 1 agree"),
+        ({37, 38}, EQ, "rstrip takes a set of characters, and a hex mantissa holds no 'X'"),
+    ],
+    "run.io.x__typed": [
+        ({16, 17}, EQ, "a native array whose type is the declared one is then copied by astype: the same values"),
+        ({25, 30, 31, 33, 34, 35, 36, 37, 38}, MSG, "the text of the InputError (still refused)"),
+    ],
     "run.cli.x__progress": [(None, MSG, "when and how a progress line is written on stderr (never a result)")],
     "run.io.x__first_line": [(None, MSG, "the text of an InputError (still an InputError, exit status 2)")],
     "run.io.x__npy": [
@@ -283,7 +294,10 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
                                     "test_the_integer_edge_values_are_the_extremes_and_their_neighbours",
     "run.hexfloat.x__hex_value": "test_hex_floats_without_exponent_or_whole_digits_are_read_and_an_empty_mantissa_is_not",
     "run.hexfloat.x__float_line": "test_hex_floats_without_exponent_or_whole_digits_*",
-    "run.io.x__typed": "test_raw_two_byte_values_are_refused_for_a_float16_input",
+    "run.io.x__typed": "test_raw_two_byte_values_are_refused_for_a_float16_input, "
+                       "test_a_big_endian_array_of_another_type_is_refused_not_cast",
+    "run.hexfloat.x_format_float": "test_infinities_are_written_as_c_writes_them",
+    "run.executor.x_run_node": "test_a_legacy_broadcast_attribute_of_zero_reaches_no_kernel",
     "run.io.x_read_inputs": "test_an_npz_of_named_inputs_then_more_inputs",
     "run.io.x_describe": "test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes",
     "run.io.x_sha256": "test_describe_names_the_type_shape_and_digest_of_the_row_major_bytes",
