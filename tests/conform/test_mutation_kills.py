@@ -689,3 +689,15 @@ def test_external_weights_of_a_model_named_without_a_folder_are_read(tmp_path, m
     out, report = api.conform("m.onnx", check=False)
     (c,) = [t for t in out.graph.initializer if t.name == "c"]
     assert numpy_helper.to_array(c).tolist() == [1.0, -0.0, 2.5]
+
+
+# --- rewrite.parse_dims: the sizes accepted are exactly 1 to 2^31 - 1 --------------------------
+
+@pytest.mark.req("PROF-R2")
+def test_dim_sizes_from_one_to_two_to_the_31_minus_one_are_accepted():
+    assert rewrite.parse_dims(["a=1", "b=100", "c=2147483647"]) == {"a": 1, "b": 100, "c": 2147483647}
+    for bad in ("a=0", "a=2147483648", "a=4294967295"):
+        with pytest.raises(rewrite.ConformError):
+            rewrite.parse_dims([bad])
+    with pytest.raises(rewrite.ConformError):
+        rewrite.parse_dims([3])

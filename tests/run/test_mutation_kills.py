@@ -376,3 +376,20 @@ def test_a_legacy_broadcast_attribute_of_zero_reaches_no_kernel():
     a = np.array([1.5, -2.0], np.float32)
     got = run_node("Mul", [a, a], {"broadcast": 0}, mode="exact", opset=6)
     assert got.tobytes() == (a * a).tobytes()
+
+
+def test_each_output_gets_its_own_line_on_stdout(tmp_path, capsys):
+    from onnx import TensorProto, helper
+
+    from sonnx.cli import main
+    ins = [helper.make_tensor_value_info("A", TensorProto.FLOAT, [2])]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("Y", "Z")]
+    g = helper.make_graph([helper.make_node("Relu", ["A"], ["Y"]), helper.make_node("Relu", ["Y"], ["Z"])],
+                          "g", ins, outs)
+    import onnx
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)], ir_version=8), str(path))
+    np.save(tmp_path / "a.npy", np.ones(2, np.float32))
+    assert main(["run", str(path), "--input", f"A={tmp_path / 'a.npy'}"]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    assert [ln.split()[0] for ln in lines[:2]] == ["Y", "Z"] and lines[2:] == ["mode exact", ""]
