@@ -393,3 +393,10 @@ def test_each_output_gets_its_own_line_on_stdout(tmp_path, capsys):
     assert main(["run", str(path), "--input", f"A={tmp_path / 'a.npy'}"]) == 0
     lines = capsys.readouterr().out.split("\n")
     assert [ln.split()[0] for ln in lines[:2]] == ["Y", "Z"] and lines[2:] == ["mode exact", ""]
+
+
+def test_an_npz_of_one_array_feeds_the_input_named_on_the_command_line(tmp_path):
+    a = np.array([1.0, 2.0, 3.0], np.float32)
+    np.savez(tmp_path / "one.npz", whatever=a)
+    feeds = io.read_inputs([f"x={tmp_path / 'one.npz'}"], {"x": F32})
+    assert list(feeds) == ["x"] and feeds["x"].tobytes() == a.tobytes()
