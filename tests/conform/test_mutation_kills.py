@@ -629,7 +629,9 @@ def test_outputs_get_the_inferred_static_shape_only_where_they_declare_none_or_a
                      if vi.type.tensor_type.HasField("shape") else None) for vi in m.graph.output}
     assert got == {"a": (F, [2, 3]), "b": (F, [4, 3]), "e": (TensorProto.INT32, None),
                    "c": (F, [2, 3]), "d": (F, [2, 3]), "f": (F, [2, 3])}
-    assert [(r.kind, r.tensor) for r in log.rewrites] == [("declare-output-shape", n) for n in "cdf"]
+    assert [(r.kind, r.requirement, r.tensor) for r in log.rewrites] == \
+        [("declare-output-shape", "PROF-R2", n) for n in "cdf"]
+    assert all(r.detail.startswith(f"graph output '{r.tensor}' declared ") for r in log.rewrites)
 
 
 def test_an_output_of_another_shape_fails_the_check_with_no_count():
