@@ -16,6 +16,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.cli import main
+from sonnx import output_files
 from sonnx.conform import api, check, cli, rewrite
 
 
@@ -51,12 +52,14 @@ def test_each_constant_form_becomes_an_initializer_of_the_same_values(attr, valu
 @pytest.mark.req("PROF-R1")
 @pytest.mark.parametrize("attr,value,dims", [("value_string", b"ab\x00c", []),
                                              ("value_strings", [b"x", b"", b"yz"], [3])])
-def test_a_string_constant_becomes_a_string_initializer_of_the_same_bytes(attr, value, dims):
+def test_a_string_constant_stays_a_node_with_the_reason(attr, value, dims):
+    # strings are no element type of the profile: conform refuses to store them (issue 26)
     m = _constant(**{attr: value})
-    rewrite.constants_to_initializers(m, rewrite.Log())
-    (t,) = m.graph.initializer
-    assert (t.name, t.data_type, list(t.dims)) == ("k", TensorProto.STRING, dims)
-    assert list(t.string_data) == (value if isinstance(value, list) else [value])
+    log = rewrite.Log()
+    rewrite.constants_to_initializers(m, log)
+    assert [n.op_type for n in m.graph.node] == ["Constant"] and len(m.graph.initializer) == 0
+    assert [(b.rule, b.node_index) for b in log.blockers] == [("PROF-R1", 0)] and log.rewrites == []
+    assert "string" in log.blockers[0].reason
 
 
 @pytest.mark.req("PROF-R1")
@@ -81,25 +84,26 @@ def test_a_sparse_or_unknown_constant_stays_a_node_with_a_blocker():
 
 # --- api._why: a finding carries the reason of its own blocker, never another's -------------
 
-def _finding(rule="GEMM-R4", node_index=0, tensor=None, graph="main", op_type="Gemm"):
-    return SimpleNamespace(rule=rule, node_index=node_index, tensor=tensor, graph=graph, op_type=op_type)
+def _finding(rule="GEMM-R4", node_index=0, tensor=None, graph="main", op_type="Gemm", message=""):
+    return SimpleNamespace(rule=rule, node_index=node_index, tensor=tensor, graph=graph, op_type=op_type,
+                           message=message)
 
 
 def test_a_blocker_explains_only_the_finding_of_its_rule_and_place():
     model = onnx.ModelProto()
     own = rewrite.Blocker("GEMM-R4", "OWN", node_index=0)
-    assert api._why(_finding(), [own], model) == "OWN"
+    assert api._why(_finding(), [own], model, {}) == "OWN"
     others = [rewrite.Blocker("MUL-R4", "OTHER RULE", node_index=0),
               rewrite.Blocker("GEMM-R4", "OTHER NODE", node_index=1, tensor="t"),
               rewrite.Blocker("GEMM-R4", "NO PLACE"),
               rewrite.Blocker("GEMM-R4", "OTHER TENSOR", tensor="u")]
-    assert "OTHER" not in api._why(_finding(tensor="t"), others, model)
-    assert "NO PLACE" not in api._why(_finding(tensor="t"), others, model)
-    assert api._why(_finding(graph="main/If_0/then", tensor="t"), [own], model) != "OWN"
+    assert "OTHER" not in api._why(_finding(tensor="t"), others, model, {})
+    assert "NO PLACE" not in api._why(_finding(tensor="t"), others, model, {})
+    assert api._why(_finding(graph="main/If_0/then", tensor="t"), [own], model, {}) != "OWN"
     by_tensor = rewrite.Blocker("PROF-R2", "TENSOR", tensor="x")
-    assert api._why(_finding("PROF-R2", None, "x"), [by_tensor], model) == "TENSOR"
-    assert api._why(_finding("PROF-R2", None, "y"), [by_tensor], model) != "TENSOR"
-    assert api._why(_finding("PROF-R2", 3, "x"), [by_tensor], model) == "TENSOR"
+    assert api._why(_finding("PROF-R2", None, "x"), [by_tensor], model, {}) == "TENSOR"
+    assert api._why(_finding("PROF-R2", None, "y"), [by_tensor], model, {}) != "TENSOR"
+    assert api._why(_finding("PROF-R2", 3, "x"), [by_tensor], model, {}) == "TENSOR"
 
 
 # --- cli._summary: every kind of check record, and the verbosity ---------------------------
@@ -111,7 +115,9 @@ def _report(check_record, **over):
                             "node": {"graph": "main", "index": 2, "name": None, "op_type": "Gemm"},
                             "detail": "STORED"}],
               "findings": [{"rule": "PROF-R1", "location": "node 0 (Conv)", "message": "MSG",
-                            "why_not_rewritten": "WHY"}],
+                            "why_not_rewritten": "WHY", "graph": "main", "node_index": 0,
+                            "node_name": "", "op_type": "Conv", "domain": "", "op_version": 1,
+                            "tensor": None}],
               "check": check_record, "validate": {"error": None}, "conforms": False}
     report.update(over)
     return report
@@ -120,13 +126,15 @@ def _report(check_record, **over):
 def test_the_summary_lists_rewrites_findings_and_a_passed_check():
     record = {"status": "passed", "runtime": "onnxruntime 9", "seeds": [0, 1],
               "outputs": [{"name": "y", "elements": 12}, {"name": "z", "elements": 3}]}
-    lines = cli._summary(_report(record), "o.onnx", "r.json", 0).splitlines()
+    lines = cli._summary(_report(record), "o.onnx", "r.json", 1).splitlines()   # -v: each finding
     assert lines[0] == "rewrite [PROF-R2] PINNED"
     assert lines[1] == "rewrite [GEMM-R4] node 2 (Gemm, Gemm): STORED"
     assert lines[2] == "left [PROF-R1] node 0 (Conv): MSG" and lines[3].endswith("WHY")
     assert "passed" in lines[4] and "onnxruntime 9" in lines[4] and "y (12 values), z (3 values)" in lines[4]
     assert lines[5].startswith("o.onnx: does not conform (1 finding(s) left); 2 rewrite(s)")
-    assert len(lines) == 6
+    assert lines[6].startswith("next: ") and len(lines) == 7
+    short = cli._summary(_report(record), "o.onnx", "r.json", 0).splitlines()   # one line per rule
+    assert short[2] == "left [PROF-R1] 1 at Conv_0 (Conv-1): WHY" and len(short) == 6
     quiet = cli._summary(_report(record, conforms=True, findings=[]), "o.onnx", "r.json", -1).splitlines()
     assert len(quiet) == 2 and quiet[1].startswith("o.onnx: conforms;")
 
@@ -143,7 +151,7 @@ def test_the_summary_of_a_failed_check_shows_the_first_difference_of_each_output
     lines = cli._summary(_report(record, rewrites=[], findings=[]), "o.onnx", "r.json", 0).splitlines()
     assert lines[0] == "bit-identity check FAILED: outputs differ: y"
     assert lines[1] == "    y seed 1: 2 values differ, first at [0, 1]: 0x1p+0 vs 0x1p+1"
-    assert len(lines) == 3
+    assert len(lines) == 3 and "do not use it" in lines[2]
     lines = cli._summary(_report({"status": "failed", "outputs": []}, rewrites=[], findings=[]),
                          "o.onnx", "r.json", 0).splitlines()
     assert lines[0] == "bit-identity check FAILED: " and len(lines) == 2
@@ -156,19 +164,20 @@ def test_the_summary_of_an_unchecked_model_and_a_validator_error():
                          "the validator could not judge the rewritten model: BROKEN"]
     lines = cli._summary(_report({"status": "not checked"}, rewrites=[], findings=[]),
                          "o.onnx", "r.json", 0).splitlines()
-    assert lines[0] == "bit-identity check NOT CHECKED: " and len(lines) == 2
+    assert lines[0] == "bit-identity check NOT CHECKED: " and len(lines) == 3
+    assert lines[2].startswith("next: run conform again without --no-check")
 
 
-# --- cli._writable: an existing file that cannot be written is refused first ---------------
+# --- output_files.unwritable: an existing file that cannot be written is refused first ------
 
 def test_an_existing_output_that_cannot_be_written_is_refused(tmp_path, monkeypatch):
     target = tmp_path / "o.onnx"
     target.write_bytes(b"")
     real = os.access
-    monkeypatch.setattr(cli.os, "access", lambda p, mode: False if (str(p) == str(target) and
-                                                                      mode == os.W_OK) else real(p, mode))
-    assert cli._writable(str(target), "output model") is not None
-    assert cli._writable(str(tmp_path / "new.onnx"), "output model") is None
+    monkeypatch.setattr(output_files.os, "access", lambda p, mode: False if (
+        str(p) == str(target) and mode == os.W_OK) else real(p, mode))
+    assert output_files.unwritable(str(target), "output model") is not None
+    assert output_files.unwritable(str(tmp_path / "new.onnx"), "output model") is None
 
 
 # --- cli._cmd_conform: the report's JSON layout ---------------------------------------------

@@ -76,7 +76,7 @@ def test_every_output_gets_its_npy_and_hex_inside_the_output_folder(tmp_path, mo
     outputs = {"y": np.array([1.0, -2.5], np.float32), "z/w": np.arange(3, dtype=np.int64),
                "q": np.array([[0.5]], np.float64)}
     summary = {"outputs": io.describe(outputs)}
-    written = io.write_outputs(str(out), outputs, summary)
+    written = io.write_outputs(str(out), outputs, summary, hex_text=True)   # --hex
     names = ["y.npy", "y.hex", "z_w.npy", "z_w.hex", "q.npy", "q.hex", "run.json"]
     assert written == [os.path.join(str(out), n) for n in names]
     assert sorted(os.listdir(out)) == sorted(names) and os.listdir(elsewhere) == []
