@@ -151,14 +151,14 @@ def test_the_install_line_names_real_extras_and_no_index_package():
 def test_the_first_screen_keeps_the_two_commands_and_quotes_the_tools_truly():
     screen = first_screen()
     assert "tools/evidence     # the main job" in screen and "tools/test         # only the tests" in screen
-    setup = (ROOT / "tools" / "setup").read_text()
+    setup = (ROOT / "tools/setup").read_text()
     apt = re.search(r"apt_pkgs=\(([^)]*)\)", setup).group(1).split()
     assert f"`{' '.join(apt)}`" in screen, apt
     # the no-apt-get message's list, as the README gives it
     words = " ".join(screen.split())
     listed = re.search(r"machine without apt-get \(why3 1\.5\.1, ([^)]*)\)", words).group(1)
     assert set(listed.split(", ")) == {*apt, "python3-venv"} - {"why3"}, listed
-    sys.path.insert(0, str(ROOT / "tools"))
+    sys.path.insert(0, str((ROOT / "tools/setup").parent))   # sonnx_dev; no bare "tools": see test_no_test_reruns_the_proofs_or_the_campaign
     from sonnx_dev import evidence
     steps = [name for name, _, _ in evidence._steps(sys.executable, ROOT / "build" / "x")]
     # how the README words each step, in the runner's order
