@@ -400,3 +400,31 @@ def test_an_npz_of_one_array_feeds_the_input_named_on_the_command_line(tmp_path)
     np.savez(tmp_path / "one.npz", whatever=a)
     feeds = io.read_inputs([f"x={tmp_path / 'one.npz'}"], {"x": F32})
     assert list(feeds) == ["x"] and feeds["x"].tobytes() == a.tobytes()
+
+
+# --- cli.add_parser: --mode takes both of its values in process (the tests that pass --mode
+# --- otherwise run `python -m sonnx` in a child process, which never imports a mutant) --------
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_both_modes_are_accepted_on_the_command_line_and_recorded(tmp_path, capsys, mode):
+    import onnx
+    from onnx import TensorProto, helper
+
+    from sonnx.cli import main
+    ins = [helper.make_tensor_value_info("A", TensorProto.FLOAT, [2])]
+    outs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])]
+    g = helper.make_graph([helper.make_node("Relu", ["A"], ["Y"])], "g", ins, outs)
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)], ir_version=8), str(path))
+    np.save(tmp_path / "a.npy", np.array([-1.0, 2.0], np.float32))
+    assert main(["run", str(path), "--input", f"A={tmp_path / 'a.npy'}", "--mode", mode,
+                 "-o", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.endswith(f"mode {mode}\n")
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["mode"] == mode
+
+
+def test_compare_takes_only_onnxruntime(tmp_path, capsys):
+    from sonnx.cli import main
+    with pytest.raises(SystemExit) as exc:
+        main(["run", str(tmp_path / "m.onnx"), "--compare", "elsewhere"])
+    assert exc.value.code == 2 and "invalid choice" in capsys.readouterr().err
