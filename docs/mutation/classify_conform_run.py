@@ -135,12 +135,10 @@ CLASSES: dict[str, list] = {
         ({13}, EQ, "every graph output is a node's output, a graph input or an initializer: all already in taken"),
         ({182}, MSG, "a static operand that does not broadcast to the result (onnx's inference refuses such "
                      "a node) then gets a 'cannot be read' blocker, a reason only, instead of none"),
-        ({157}, OPEN, "a node whose result has no inferred shape would then raise here: no test builds one"),
-        ({181, 190, 211, 232}, OPEN, "a break here skips only the node's later operand; not analysed further "
-                                     "in the time of this run"),
-        ({276, 277}, OPEN, "an IR < 4 model whose original constant is dropped: no test"),
-        ({131}, OPEN, "differs only on a Mul/Add/Sub with other than two inputs, which onnx's checker "
-                      "refuses (the validator reports it); no test builds one"),
+        ({276, 277}, EQ, "unreachable: only a constant (an initializer that is no graph input, "
+                         "`constants`) is ever materialised, and g.input is not changed before this "
+                         "point, so no unread original is in g.input and keep_in is always g.input "
+                         "(276 rebuilds the same list; 277's extend(None) is never run)"),
         ({127, 128, 134, 135, 137, 138}, MSG, "the operand letter (A, B, C) in a detail or reason"),
         ({196, 200}, EQ, "the blocker is matched by its node index (api._why); its tensor is read only "
                          "when it has no node index"),
@@ -152,35 +150,31 @@ CLASSES: dict[str, list] = {
     "conform.rewrite.x_check_dims": [({2}, MSG, "the text of the ConformError (still refused)")],
     "conform.rewrite.x_shapes": [
         ({8}, EQ, "strict_mode=False is onnx.shape_inference.infer_shapes' default"),
-        ({10}, OPEN, "strict inference then fails on a model onnx cannot infer in full, and conform "
-                     "rewrites nothing from its inferred shapes: no test model has such a node"),
-        ({9, 11}, OPEN, "shapes known only by data propagation (a Shape/Reshape chain) would be lost: "
-                        "no test model needs data propagation"),
         ({14, 25, 30, 37}, MSG, "a shapeless or symbolic tensor then reads as another kind of non-static "
                                 "shape: only which blocker reason a finding carries changes (no constant "
                                 "has such a shape: an initializer's dims are read from the tensor)"),
     ],
-    "conform.rewrite.x__type_key": [
-        ({26}, OPEN, "symbolic dimension names would then all compare equal: not analysed further"),
-        ({7, 8}, OPEN, "a non-tensor type is then shown through _elem, which raises: only a reason about "
-                       "a non-tensor value_info reaches it, and no test builds one"),
-    ],
     "conform.rewrite.x_tidy_declarations": [
         ({9}, EQ, "strict_mode=False is onnx.shape_inference.infer_shapes' default"),
-        ({10, 12}, OPEN, "shapes known only by data propagation would be lost: no test model needs it"),
-        ({17, 45}, OPEN, "a model onnx's inference fails on would then make tidy raise: no test builds one"),
-        ({78, 86}, OPEN, "a graph output onnx does not infer, or of a non-tensor type: no test builds one"),
-        ({99, 103, 113, 118}, OPEN, "a graph output declared with a shape or type that disagrees with its "
-                                    "inference: onnx's inference keeps the declaration, so no test reaches "
-                                    "this branch"),
+        ({78}, EQ, "got is never None here (every graph output is in the probe's graph.output), so the "
+                   "mutant differs only for a non-tensor output, which then goes on to the comparison: "
+                   "its key is ('other', serialized type), equal to the inferred one (continue) or, when "
+                   "onnx refined it, of another length or with a differing byte (the 'real disagreement' "
+                   "continue), or the inferred key is a tensor's and its element type is not 'other' "
+                   "(the element-type continue): never a rewrite either way"),
+        ({99, 103, 113, 118}, EQ, "unreachable with the pinned onnx: non-strict inference of a graph "
+                                  "output keeps the declaration whole on any conflict and otherwise only "
+                                  "refines it (fills a missing shape, unknown or named dims, an undefined "
+                                  "element type), so the inferred type never has another rank, another "
+                                  "known dim or another defined element type than the declaration (checked "
+                                  "on declarations (2, 4), (6,), (?, 4), ('n', 'm', 'k'), float16 and int64 "
+                                  "of a float (2, 3) result)"),
         ({38, 39, 42, 119}, MSG, "the text of a removal reason or of the declare-output-shape detail"),
     ],
     "conform.rewrite.x__shape_text": [(None, MSG, "how a shape is written in a blocker's reason")],
     "conform.rewrite.x__computed_reason": [(None, MSG, "the wording of a blocker's reason")],
     "conform.rewrite.x__elem": [(None, MSG, "how an element type is spelled in a rewrite's detail or a reason")],
     "conform.rewrite.x__shown_type": [
-        ({3}, OPEN, "a tensor type would then read 'a non-tensor type' (message only), and a non-tensor "
-                    "value_info shown in a reason would raise: no test builds one"),
         (None, MSG, "how a type is written in a rewrite's detail"),
     ],
     # ---------------------------------------------------------------- run
@@ -212,13 +206,9 @@ CLASSES: dict[str, list] = {
         ({1, 2}, EQ, "every caller passes mode: the default is never used"),
         ({5, 37}, MSG, "the text of the ValueError / RunError (still raised)"),
         ({23}, MSG, "the elapsed time a progress line shows on stderr"),
-        ({30, 35}, OPEN, "the kernels would then never get the model's opset (as run_node 14): no judging "
-                         "test runs a graph whose result depends on the opset its kernels are given"),
     ],
     "run.executor.x_load": [
         ({15, 27}, MSG, "the text of the RunError (still refused, exit status 2)"),
-        ({32, 33}, OPEN, "a model that declares its default opset under the domain name 'ai.onnx' would "
-                         "then make load raise StopIteration: no test model does"),
         ({40}, EQ, "for each of sonnx's element types the pinned onnx's numpy_helper.to_array already "
                    "gives sonnx's numpy type (bfloat16 as ml_dtypes' type), so the original never takes "
                    "the view; the mutant views each array as its own type: the same values"),
@@ -235,8 +225,6 @@ CLASSES: dict[str, list] = {
         ({113}, EQ, "default=None is argparse's default"),
         (None, MSG, HELP_TEXT),
     ],
-    "run.executor.x_run_node": [({14}, OPEN, "the kernels would then never get the model's opset: no test runs "
-                                             "a kernel whose result depends on the opset it is given")],
     "run.hexfloat.x_format_array": [
         ({7}, EQ, RESHAPE), ({17}, EQ, ASTYPE_NONE), ({9}, MSG, WARN),
     ],
@@ -386,6 +374,35 @@ KILLS: dict[str, str] = {   # function -> the kill tests written against it
     "run.cli.x__report_comparison": "test_the_comparison_report_lists_what_is_not_within_and_its_verdict",
 }
 
+# mutant -> the kill test written for it in the fourth step (2026-11-28); before KILLS
+KILLS_4: dict[str, str] = {
+    **{f"conform.rewrite.x_materialise_broadcasts__mutmut_{n}": t for n, t in (
+        (181, "test_the_second_operand_is_materialised_after_a_first_that_is_not"),
+        (211, "test_the_second_operand_is_materialised_after_a_first_of_symbolic_shape"),
+        (190, "test_the_second_operand_is_blocked_after_a_first_that_fits_a_symbolic_result"),
+        (232, "test_the_constant_after_one_that_cannot_be_read_is_still_materialised"),
+        (157, "test_a_result_of_no_inferred_shape_is_left_alone"),
+        (131, "test_a_mul_of_three_inputs_does_not_stop_the_rewrite_of_later_nodes"))},
+    **{f"conform.rewrite.x_shapes__mutmut_{n}": t for n, t in (
+        (9, "test_a_shape_known_by_data_propagation_is_used_to_materialise"),
+        (11, "test_a_shape_known_by_data_propagation_is_used_to_materialise"),
+        (10, "test_a_wrong_declaration_elsewhere_does_not_stop_the_materialisation"))},
+    **{f"conform.rewrite.x_tidy_declarations__mutmut_{n}": t for n, t in (
+        (10, "test_a_shape_known_by_data_propagation_is_declared_on_the_output"),
+        (12, "test_a_shape_known_by_data_propagation_is_declared_on_the_output"),
+        (17, "test_tidy_keeps_every_declaration_when_onnx_inference_fails"),
+        (45, "test_tidy_keeps_every_declaration_when_onnx_inference_fails"),
+        (86, "test_a_non_tensor_output_does_not_stop_the_declaration_of_later_outputs"))},
+    **{k: "test_stale_declarations_are_removed_with_their_types_shown" for k in (
+        "conform.rewrite.x__shown_type__mutmut_3", "conform.rewrite.x__type_key__mutmut_7",
+        "conform.rewrite.x__type_key__mutmut_8", "conform.rewrite.x__type_key__mutmut_26")},
+    "run.executor.x_load__mutmut_32": "test_a_default_domain_imported_as_ai_onnx_gives_its_opset",
+    "run.executor.x_load__mutmut_33": "test_a_default_domain_imported_as_ai_onnx_gives_its_opset",
+    "run.executor.x_run_graph__mutmut_30": "test_run_graph_gives_the_kernels_the_models_opset",
+    "run.executor.x_run_graph__mutmut_35": "test_run_graph_gives_the_kernels_the_models_opset",
+    "run.executor.x_run_node__mutmut_14": "test_run_node_gives_the_kernel_the_opset_it_is_given",
+}
+
 
 def _funcs(path: str) -> dict[str, list[str]]:
     src = open(path, encoding="utf-8").read()
@@ -525,7 +542,7 @@ def main(recheck_path: str, dump_open: str | None = None) -> None:
             p("")
     p(f"## killed by the new tests ({len(new_kills)})\n")
     for k in new_kills:
-        p(f"- `{k.removeprefix('sonnx.')}`: {KILLS.get(_split(k)[0], 'a test of the test_mutation_kills.py files')}")
+        p(f"- `{k.removeprefix('sonnx.')}`: {KILLS_4.get(k.removeprefix('sonnx.')) or KILLS.get(_split(k)[0], 'a test of the test_mutation_kills.py files')}")
     p("")
     if other:
         p(f"## other statuses ({len(other)})\n")
@@ -590,7 +607,17 @@ HEADER = (
     "of stored; api._why takes the inferred types; cli._summary's short form and next-step line; "
     "cli._writable became sonnx.output_files.unwritable; write_outputs writes .hex only with "
     "hex_text). The figures below are those of the mutants of 9c9a1a8: the functions changed since "
-    "were not mutated again.\n")
+    "were not mutated again."
+    "\n\nA fourth step (2026-11-28) took the 32 survivors then left *not killed* one by one: 23 are "
+    "killed by tests added to the two test_mutation_kills.py files (the kernels get the model's opset, "
+    "also when it is imported as 'ai.onnx'; every operand and node of materialise_broadcasts is looked "
+    "at whatever comes before it; shapes known only by onnx's data propagation; a failed inference "
+    "in tidy_declarations; non-tensor and symbolic declarations shown in a removal's detail), each "
+    "passing on the current code and appended to the work dir's copies, and re-checked with "
+    "recheck.py (the lines appended to conform-run-recheck.txt); 7 are reclassified *equivalent* "
+    "after reading the code and trying onnx's inference (materialise_broadcasts 276/277, "
+    "tidy_declarations 78, 99, 103, 113, 118: the reasons say why each is unreachable); the 2 of "
+    "write_outputs' newline stay *not killed*.\n")
 
 if __name__ == "__main__":
     main(*sys.argv[1:3])

@@ -712,3 +712,182 @@ def test_dim_sizes_from_one_to_two_to_the_31_minus_one_are_accepted():
             rewrite.parse_dims([bad])
     with pytest.raises(rewrite.ConformError):
         rewrite.parse_dims([3])
+
+
+# --- rewrite.materialise_broadcasts: the second operand of a Mul/Add/Sub is looked at whatever
+# --- the first one is (fourth step of the mutation run, 2026-11-28) ---------------------------
+
+def _two_operand_model(a_shape, b_shape, y_shape, *, a_const=None, b_const=None, op="Add"):
+    F = TensorProto.FLOAT
+    ins, inits = [], []
+    for name, shape, const in (("a", a_shape, a_const), ("b", b_shape, b_const)):
+        if const is None:
+            ins.append(helper.make_tensor_value_info(name, F, shape))
+        else:
+            inits.append(numpy_helper.from_array(const, name))
+    g = helper.make_graph([helper.make_node(op, ["a", "b"], ["y"], name="n")], "g", ins,
+                          [helper.make_tensor_value_info("y", F, y_shape)], initializer=inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.req("ADD-R4")
+@pytest.mark.parametrize("a_shape", [[2, 3], [3]], ids=["first-same-shape", "first-computed"])
+def test_the_second_operand_is_materialised_after_a_first_that_is_not(a_shape):
+    # [2, 3]: the first operand has the result's shape; [3]: it is a graph input broadcast (a blocker)
+    b = np.array([[1.0], [2.0]], np.float32)
+    m = _two_operand_model(a_shape, [2, 1], [2, 3], b_const=b)
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert [(r.kind, r.requirement, r.tensor) for r in log.rewrites] == [("materialise-broadcast", "ADD-R4", "b")]
+    assert [(bl.rule, bl.tensor) for bl in log.blockers] == ([] if a_shape == [2, 3] else [("ADD-R4", "a")])
+    (t,) = [t for t in m.graph.initializer if t.name == "b"]
+    assert numpy_helper.to_array(t).tolist() == [[1.0] * 3, [2.0] * 3]
+
+
+@pytest.mark.req("ADD-R4")
+def test_the_second_operand_is_materialised_after_a_first_of_symbolic_shape():
+    # a: (n,) against the static result (3,): not static, skipped; b: (1,) stored expanded to (3,)
+    m = _two_operand_model(["n"], [1], [3], b_const=np.array([5.0], np.float32))
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert [(r.kind, r.tensor) for r in log.rewrites] == [("materialise-broadcast", "b")]
+    (t,) = [t for t in m.graph.initializer if t.name == "b"]
+    assert numpy_helper.to_array(t).tolist() == [5.0, 5.0, 5.0]
+
+
+@pytest.mark.req("ADD-R4", "PROF-R2")
+def test_the_second_operand_is_blocked_after_a_first_that_fits_a_symbolic_result():
+    # result (n, 3): a (1, 3) has no known size that differs (skipped), b (n, 1) does (blocked)
+    m = _two_operand_model([1, 3], ["n", 1], ["n", 3], a_const=np.ones((1, 3), np.float32))
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert [(bl.rule, bl.node_index, bl.tensor) for bl in log.blockers] == [("ADD-R4", 0, "b")]
+    assert log.rewrites == []
+
+
+@pytest.mark.req("MUL-R4")
+def test_the_constant_after_one_that_cannot_be_read_is_still_materialised():
+    bad = onnx.TensorProto(name="a", data_type=TensorProto.FLOAT, dims=[3], raw_data=b"\x00\x00")
+    m = _two_operand_model([3], [2, 1], [2, 3], b_const=np.array([[1.0], [2.0]], np.float32), op="Mul")
+    m.graph.initializer.insert(0, bad)
+    del m.graph.input[:]
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert [(bl.rule, bl.tensor) for bl in log.blockers] == [("MUL-R4", "a")]
+    assert "cannot be read" in log.blockers[0].reason
+    assert [(r.kind, r.tensor) for r in log.rewrites] == [("materialise-broadcast", "b")]
+
+
+@pytest.mark.req("ADD-R4")
+def test_a_result_of_no_inferred_shape_is_left_alone():
+    # b is a graph input of unknown shape: onnx infers no shape for the result; a's is known
+    m = _two_operand_model([2, 3], None, None)
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert log.blockers == [] and log.rewrites == []
+
+
+@pytest.mark.req("MUL-R4")
+def test_a_mul_of_three_inputs_does_not_stop_the_rewrite_of_later_nodes():
+    F = TensorProto.FLOAT
+    nodes = [helper.make_node("Mul", ["x", "x", "x"], ["m3"], name="three"),
+             helper.make_node("Mul", ["x", "c"], ["y"], name="mul")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3])],
+                          [helper.make_tensor_value_info("m3", F, None), helper.make_tensor_value_info("y", F, [2, 3])],
+                          initializer=[numpy_helper.from_array(np.array([1.0, 2.0, 3.0], np.float32), "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert [(r.kind, r.node_index, r.tensor) for r in log.rewrites] == [("materialise-broadcast", 1, "c")]
+
+
+def _shape_by_data_propagation_model(y_dims):
+    # y = ConstantOfShape(Shape(x)) * k: y's shape (2, 3) is known only by onnx's data propagation
+    F = TensorProto.FLOAT
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("ConstantOfShape", ["s"], ["r"], value=numpy_helper.from_array(np.ones(1, np.float32))),
+             helper.make_node("Mul", ["r", "k"], ["y"], name="mul")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3])],
+                          [helper.make_tensor_value_info("y", F, y_dims)],
+                          initializer=[numpy_helper.from_array(np.array([1.0, 2.0, 3.0], np.float32), "k")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.req("MUL-R4")
+def test_a_shape_known_by_data_propagation_is_used_to_materialise():
+    m = _shape_by_data_propagation_model(None)      # y declared without a shape
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert [(r.kind, r.tensor) for r in log.rewrites] == [("materialise-broadcast", "k")] and log.blockers == []
+
+
+@pytest.mark.req("PROF-R2")
+def test_a_shape_known_by_data_propagation_is_declared_on_the_output():
+    m = _shape_by_data_propagation_model(None)
+    log = rewrite.Log()
+    rewrite.tidy_declarations(m, log)
+    assert [(r.kind, r.tensor) for r in log.rewrites] == [("declare-output-shape", "y")]
+    assert [d.dim_value for d in m.graph.output[0].type.tensor_type.shape.dim] == [2, 3]
+
+
+@pytest.mark.req("MUL-R4")
+def test_a_wrong_declaration_elsewhere_does_not_stop_the_materialisation():
+    # z declared (2, 4) where onnx infers (2, 3): strict inference would fail on the whole model
+    F = TensorProto.FLOAT
+    nodes = [helper.make_node("Relu", ["x"], ["z"]), helper.make_node("Mul", ["x", "c"], ["y"], name="mul")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3])],
+                          [helper.make_tensor_value_info("z", F, [2, 4]), helper.make_tensor_value_info("y", F, None)],
+                          initializer=[numpy_helper.from_array(np.array([1.0, 2.0, 3.0], np.float32), "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.materialise_broadcasts(m, log)
+    assert [(r.kind, r.node_index, r.tensor) for r in log.rewrites] == [("materialise-broadcast", 1, "c")]
+
+
+@pytest.mark.req("PROF-R2")
+def test_tidy_keeps_every_declaration_when_onnx_inference_fails(monkeypatch):
+    F = TensorProto.FLOAT
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Relu", ["r"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", F, [2, 3])], [helper.make_tensor_value_info("y", F, None)],
+                          value_info=[helper.make_tensor_value_info("r", F, [2, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+    def fails(*a, **k):
+        raise onnx.shape_inference.InferenceError("planted")
+    monkeypatch.setattr(onnx.shape_inference, "infer_shapes", fails)
+    log = rewrite.Log()
+    rewrite.tidy_declarations(m, log)
+    assert log.rewrites == [] and [vi.name for vi in m.graph.value_info] == ["r"]
+    assert not m.graph.output[0].type.tensor_type.HasField("shape")
+
+
+@pytest.mark.req("PROF-R2")
+def test_a_non_tensor_output_does_not_stop_the_declaration_of_later_outputs():
+    F = TensorProto.FLOAT
+    nodes = [helper.make_node("SequenceConstruct", ["x"], ["seq"]), helper.make_node("Relu", ["x"], ["y"])]
+    seq = helper.make_value_info("seq", helper.make_sequence_type_proto(helper.make_tensor_type_proto(F, None)))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3])],
+                          [seq, helper.make_tensor_value_info("y", F, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.tidy_declarations(m, log)
+    assert [(r.kind, r.tensor) for r in log.rewrites] == [("declare-output-shape", "y")]
+    assert m.graph.output[0].type.WhichOneof("value") == "sequence_type"
+
+
+@pytest.mark.req("PROF-R2")
+def test_stale_declarations_are_removed_with_their_types_shown():
+    F = TensorProto.FLOAT
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Mul", ["r", "w"], ["y"])]
+    vis = [helper.make_value_info("w", helper.make_sequence_type_proto(helper.make_tensor_type_proto(F, None))),
+           helper.make_tensor_value_info("r", F, ["other", 3])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, ["batch", 3])],
+                          [helper.make_tensor_value_info("y", F, ["batch", 3])], value_info=vis,
+                          initializer=[numpy_helper.from_array(np.ones(3, np.float32), "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    log = rewrite.Log()
+    rewrite.tidy_declarations(m, log)
+    details = {r.tensor: r.detail for r in log.rewrites if r.kind == "remove-value-info"}
+    assert set(details) == {"w", "r"} and len(m.graph.value_info) == 0
+    assert "it declares a non-tensor type, its initializer holds float (3,)" in details["w"]
+    assert "it declares float ('other', 3) where onnx now infers float ('batch', 3)" in details["r"]

@@ -428,3 +428,52 @@ def test_compare_takes_only_onnxruntime(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["run", str(tmp_path / "m.onnx"), "--compare", "elsewhere"])
     assert exc.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+# --- executor: the kernels get the model's default-domain opset, whichever name it is imported
+# --- under ("" or its alias "ai.onnx"); fourth step of the mutation run (2026-11-28) -----------
+
+def _relu_model(domain: str, version: int):
+    from onnx import TensorProto, helper
+    ins = [helper.make_tensor_value_info("A", TensorProto.FLOAT, [3, 7, 2])]
+    outs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [3, 7, 2])]
+    g = helper.make_graph([helper.make_node("Relu", ["A"], ["Y"])], "g", ins, outs)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid(domain, version)], ir_version=8)
+
+
+def _record_relu_opsets(monkeypatch) -> list:
+    import sonnx.ops.relu as relu_mod
+    from sonnx.ops.relu import AcceptedCalls
+    seen: list = []
+    real = relu_mod.kernel_opset
+
+    def recording(opset, *rest, **kw):
+        seen.append(opset)
+        return real(opset, *rest, **kw)
+    monkeypatch.setattr(relu_mod, "kernel_opset", recording)
+    monkeypatch.setattr(relu_mod, "_accepted", AcceptedCalls())     # no memo hit skips the check
+    return seen
+
+
+def test_a_default_domain_imported_as_ai_onnx_gives_its_opset():
+    from sonnx.run import executor
+    assert executor.load(_relu_model("ai.onnx", 13)).opset == 13
+
+
+@pytest.mark.parametrize("domain", ["", "ai.onnx"])
+def test_run_graph_gives_the_kernels_the_models_opset(monkeypatch, domain):
+    from sonnx.run import executor
+    loaded = executor.load(_relu_model(domain, 13))
+    seen = _record_relu_opsets(monkeypatch)
+    x = np.linspace(-2, 2, 42, dtype=np.float32).reshape(3, 7, 2)
+    out = executor.run_graph(loaded, {"A": x})
+    assert out["Y"].tobytes() == np.where(x > 0, x, np.float32(0)).tobytes()
+    assert seen and set(seen) == {13}
+
+
+def test_run_node_gives_the_kernel_the_opset_it_is_given(monkeypatch):
+    from sonnx.run import executor
+    seen = _record_relu_opsets(monkeypatch)
+    x = np.array([[-1.0, 2.0, -0.0]], np.float32)
+    assert executor.run_node("Relu", [x], {}, mode="exact", opset=13).tolist() == [[0.0, 2.0, 0.0]]
+    assert seen == [13]
