@@ -95,8 +95,8 @@ def test_weakened_mul_postcondition_is_suspect(tree):
 
 def test_comment_whitespace_and_docstring_edits_are_not_suspect(tree):
     layer = tree / "src/sonnx/ops/elementwise.py"
-    edit(layer, "        else:                   # integers wrap without a warning; errstate would cost ~1 us\n",
-         "        else:   # integers wrap silently (reworded comment)\n\n")
+    edit(layer, "    else:                   # integers wrap without a warning; errstate would cost ~1 us\n",
+         "    else:   # integers wrap silently (reworded comment)\n\n")
     edit(layer, '"""The numpy kernel of ``op``: every check', '"""The numpy kernel of ``op``, every check')
     edit(layer, "with np.errstate(all=\"ignore\"):", "with np.errstate( all = \"ignore\" ) :")
     edit(tree / "src/sonnx/ops/gemm_fold_ir.py", "# s = s + a*b: one rounded product, then one rounded sum",
