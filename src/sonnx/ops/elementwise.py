@@ -283,6 +283,7 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
     return fpenv.guarded(kernel)     # the proofs' environment: round to nearest even, no FTZ/DAZ
 
 
+# req: MUL-R3, ADD-R3, SUB-R3
 def _apply(ufunc: np.ufunc, quiet: bool, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The arithmetic of an accepted call (``quiet``: silence IEEE warnings, a float type)."""
     if quiet:
@@ -293,6 +294,7 @@ def _apply(ufunc: np.ufunc, quiet: bool, a: np.ndarray, b: np.ndarray) -> np.nda
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
+# req: MUL-R1, MUL-R3, ADD-R1, ADD-R3, SUB-R1, SUB-R3
 def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
     """The ``bind`` of ``op``'s kernel: the kernel's checks once now for arrays like ``a`` and
     ``b`` (the same refusals), then a function of the arrays alone (see gemm.bind)."""

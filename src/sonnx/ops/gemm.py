@@ -513,6 +513,7 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
     return _apply(plan, a, b, c, alpha, beta)
 
 
+# req: GEMM-R1, GEMM-R7
 def _apply(plan: _Plan, a, b, c, alpha, beta) -> np.ndarray:
     """The arithmetic of an accepted call (``plan``: what its checks found)."""
     ap = a.T if plan.ta else a
@@ -541,6 +542,7 @@ def _apply(plan: _Plan, a, b, c, alpha, beta) -> np.ndarray:
 
 
 
+# req: GEMM-R1, GEMM-R7
 def bind(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
          beta: float = 1.0, trans_a: bool = False, trans_b: bool = False, mode: str = "exact",
          opset: int = LATEST) -> Callable[..., np.ndarray]:

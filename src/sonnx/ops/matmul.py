@@ -214,6 +214,7 @@ def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "ex
     return gemm.gemm(a, b, None, mode=mode, opset=gemm.LATEST, **gemm_arguments())
 
 
+# req: MATMUL-R1, MATMUL-R5
 def bind(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exact"):
     """``matmul`` checked once now for arrays like ``a`` and ``b``: Gemm's bound kernel (see
     gemm.bind), after MatMul's own checks (the same refusals as ``matmul``)."""

@@ -196,6 +196,7 @@ def relu(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     return _apply(x)
 
 
+# req: RELU-R3
 def _apply(x: np.ndarray) -> np.ndarray:
     """The arithmetic of an accepted call."""
     # "x <= 0 gives zero", as relu_element: NaN <= 0 is false (the NaN is kept, bit for bit)
@@ -223,6 +224,7 @@ def _apply(x: np.ndarray) -> np.ndarray:
 _BY_DTYPE: dict = {}     # dtype -> (its native-order dtype, a zero of it, the unsigned type of its width)
 
 
+# req: RELU-R1, RELU-R3
 def bind(x: np.ndarray, *, opset: int = LATEST):
     """``relu`` checked once now for arrays like ``x`` (the same refusals): a function of the
     array alone, for the caller to run under fpenv.guarded (see gemm.bind)."""
