@@ -81,7 +81,7 @@ add = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.add, "Element-wise sum of 
                                "same shape and numeric element type (ONNX Add).")
 
 OPERATOR = Operator(
-    name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
+    name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=add_reference,
     kernel=add,
     bind=elementwise.binder(OP, PREFIX, LATEST, np.add),

@@ -559,7 +559,7 @@ def bind(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
 
 
 OPERATOR = Operator(
-    name=OP, prefix="GEMM", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
+    name=OP, prefix="GEMM", kind="matrix", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
     bind=bind,
     spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c.mlw",

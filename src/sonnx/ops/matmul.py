@@ -223,7 +223,7 @@ def bind(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exac
 
 
 OPERATOR = Operator(
-    name=OP, prefix="MATMUL", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
+    name=OP, prefix="MATMUL", kind="matrix", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={}, constraints=node_constraints, reference=matmul_reference, kernel=matmul,
     bind=bind,
     spec="spec/matmul.md", proofs=("proofs/matmul.mlw",))

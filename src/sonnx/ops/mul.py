@@ -84,7 +84,7 @@ mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply, "Element-wise pr
                                "of the same shape and numeric element type (ONNX Mul).")
 
 OPERATOR = Operator(
-    name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
+    name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=mul_reference,
     kernel=mul,
     bind=elementwise.binder(OP, PREFIX, LATEST, np.multiply),

@@ -19,6 +19,10 @@ from ..errors import Violation
 class Operator:
     name: str                                   # ONNX op_type, default domain
     prefix: str                                 # requirement-ID prefix, e.g. "MUL" (IDs PREFIX-R1, ...)
+    # what the other layers may assume about its shape of computation: "elementwise" (same-shape
+    # binary, one element function), "unary", "matrix" (Gemm-like fold), "structural" (moves
+    # elements, no arithmetic); requirement families @kind:<kind> are built from it
+    kind: str
     type_sets: Mapping[int, frozenset[str]]     # since_version -> allowed element types (onnx schemas)
     inputs: tuple[str, ...]                     # every input, in ONNX order
     optional: tuple[str, ...]                   # the trailing inputs that may be absent

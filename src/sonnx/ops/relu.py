@@ -233,6 +233,6 @@ def bind(x: np.ndarray, *, opset: int = LATEST):
 
 
 OPERATOR = Operator(
-    name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("X",), optional=(),
+    name=OP, prefix=PREFIX, kind="unary", type_sets=TYPE_SETS, inputs=("X",), optional=(),
     attributes={"consumed_inputs": None}, constraints=node_constraints, reference=relu_reference,
     kernel=relu, bind=bind, spec="spec/relu.md", proofs=("proofs/relu.mlw", "proofs/relu_half.mlw", "proofs/relu_c.mlw"))

@@ -93,7 +93,7 @@ sub = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.subtract, "Element-wise di
                                "(ONNX Sub).")
 
 OPERATOR = Operator(
-    name=OP, prefix=PREFIX, type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
+    name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=sub_reference,
     kernel=sub,
     bind=elementwise.binder(OP, PREFIX, LATEST, np.subtract),
