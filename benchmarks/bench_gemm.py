@@ -22,7 +22,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper
 
 import sonnx
-from sonnx.ops import gemm_fold
+from sonnx.ops.gemm import fold as gemm_fold
 
 from timing import fmt_range, load_average, machine, ratio_spread, rounds_of, spread, write_figures
 
@@ -115,7 +115,7 @@ def in_cache_peak() -> dict:
     """G multiply-adds per second of one thread on operands that stay in cache (K = 2048, one
     register tile), for the fold as compiled and for the same code with FMA contraction allowed:
     the ratio is what dropping the FMA costs on this CPU, measured."""
-    from sonnx.ops.gemm_fold_ir import compile_folds
+    from sonnx.ops.gemm.fold_ir import compile_folds
     fig = {}
     for label, flags in (("separate", ()), ("fma", ("contract",))):
         kernels, _ = compile_folds(flags)

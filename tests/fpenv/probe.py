@@ -115,7 +115,7 @@ def paths(plant_fault_c: bool):
     import sonnx.c_kernels as ck
     import sonnx.reference
     from onnx.reference import ReferenceEvaluator
-    from sonnx.ops import gemm_fold
+    from sonnx.ops.gemm import fold as gemm_fold
     if plant_fault_c:
         src = Path(tempfile.mkdtemp())
         for f in ck.source_dir().iterdir():
@@ -190,7 +190,7 @@ def main(argv: list[str]) -> None:
             result = digest(call())
             row[name] = [result, before, [plant.plant_control(), plant.plant_round()]]
         report[mode] = row
-    from sonnx.ops import gemm_fold
+    from sonnx.ops.gemm import fold as gemm_fold
     report["fold_workers"] = {"compiled": gemm_fold._compiled() is not None, "min": min(WORKERS)}
     print(json.dumps(report))
 

@@ -489,7 +489,7 @@ def test_constraints_refuse_alpha_that_is_no_float32_number(value):
 def test_fast_mode_never_runs_the_exact_fold(monkeypatch):
     def no_fold(*args, **kwargs):
         raise AssertionError("the exact fold ran in fast mode")
-    monkeypatch.setattr(gemm_op.gemm_fold, "fold", no_fold)
+    monkeypatch.setattr(gemm_op.fold, "fold", no_fold)
     fresh_state()
     for _ in range(2):
         assert sonnx.gemm(X23, X34, mode="fast").shape == (2, 4)

@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 import sonnx
 from sonnx import dtypes
 from sonnx.ops import gemm as gemm_op
-from sonnx.ops import gemm_bound
+from sonnx.ops.gemm import bound as gemm_bound
 from sonnx.ops.signature import TensorSig
 from sonnx.semantics.tensor import FULL_CONTRACTS, TensorValue, from_numpy, to_numpy
 
@@ -259,7 +259,7 @@ def random_operands(rng, name, m, k, n, ta=False, tb=False, with_c=True):
 
 def assert_within_bound(y, a, b, c, *, alpha=1.0, beta=1.0, trans_a=False, trans_b=False, acc=None):
     """GEMM-R7's fast-mode bound, checked exactly (rationals) against the real-number result Y*
-    (sonnx.ops.gemm_bound, shared with ``sonnx run --compare``).
+    (sonnx.ops.gemm.bound, shared with ``sonnx run --compare``).
 
     ``acc`` overrides the accumulation type: other implementations that accumulate in T itself
     are held to the same bound with acc = T.

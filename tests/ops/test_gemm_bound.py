@@ -1,4 +1,4 @@
-"""The float64 screen of GEMM-R7's bound (sonnx.ops.gemm_bound) against the exact check on
+"""The float64 screen of GEMM-R7's bound (sonnx.ops.gemm.bound) against the exact check on
 rationals: on generated cases, many of them within a few ulps of the bound on either side, with
 subnormal, huge and mixed-sign operands, ``outside_bound`` gives exactly the list of
 ``outside_bound_exact`` (so the screen never accepts an element the exact check refuses).
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sonnx.ops import gemm_bound
+from sonnx.ops.gemm import bound as gemm_bound
 
 from .conftest import edge_values
 

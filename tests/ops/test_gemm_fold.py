@@ -1,4 +1,4 @@
-"""The exact Gemm fold (gemm_fold.py, gemm_fold_ir.py): bit-exact with gemm_reference through every
+"""The exact Gemm fold (ops/gemm/fold.py, fold_ir.py): bit-exact with gemm_reference through every
 register tile, vector lane, K block and thread split; no FMA in its machine code; the numpy fold
 used without llvmlite; fork and concurrent callers."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 import sonnx
 from sonnx.ops import gemm as gemm_op
-from sonnx.ops import gemm_fold
+from sonnx.ops.gemm import fold as gemm_fold
 from sonnx.semantics.tensor import from_numpy, to_numpy
 
 from .conftest import assert_same_bits, edge_values
@@ -47,7 +47,7 @@ def test_machine_code_has_no_fused_multiply_add():
     """The compiled code for both accumulation types multiplies and adds with separate vector
     instructions and holds no FMA; planting the ``contract`` flag makes LLVM emit FMAs, which
     this check then sees (so it is not vacuous)."""
-    from sonnx.ops.gemm_fold_ir import compile_folds
+    from sonnx.ops.gemm.fold_ir import compile_folds
     _, asm = compile_folds(with_asm=True)
     asm = asm.lower()
     assert "fold_float32" in asm and "fold_float64" in asm
@@ -130,7 +130,7 @@ def test_bit_exact_with_reference_on_odd_shapes(dt):
 def test_narrower_vector_kernels_of_other_machines(monkeypatch, bits):
     """The kernels made for CPUs without AVX-512 (4-row tile, 256- or 128-bit vectors), run
     here: witnesses and odd shapes give the reference's bits too, and no FMA is emitted."""
-    from sonnx.ops.gemm_fold_ir import compile_folds
+    from sonnx.ops.gemm.fold_ir import compile_folds
     kernels, asm = compile_folds(bits=bits, with_asm=True)
     assert not any(op in asm.lower() for op in FMA_OPS)
     monkeypatch.setattr(gemm_fold, "_FOLD", [kernels])
@@ -260,7 +260,7 @@ def test_missing_llvmlite_selects_numpy_fold(monkeypatch):
     monkeypatch.setattr(gemm_fold, "_FOLD", [])
     for name in [m for m in sys.modules if m == "llvmlite" or m.startswith("llvmlite.")]:
         monkeypatch.delitem(sys.modules, name)
-    monkeypatch.delitem(sys.modules, "sonnx.ops.gemm_fold_ir", raising=False)
+    monkeypatch.delitem(sys.modules, "sonnx.ops.gemm.fold_ir", raising=False)
     monkeypatch.setitem(sys.modules, "llvmlite", None)       # import llvmlite now fails
     assert gemm_fold._compiled() is None
     monkeypatch.setattr(gemm_fold, "_FOLD", [])

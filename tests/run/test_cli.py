@@ -269,7 +269,7 @@ def test_corrupted_input_files_never_give_a_traceback(tmp_path, capsys, suffix):
 
 
 def _without_llvmlite(monkeypatch):
-    from sonnx.ops import gemm_fold
+    from sonnx.ops.gemm import fold as gemm_fold
     monkeypatch.setenv(gemm_fold.FORCE_NUMPY_ENV, "1")      # the numpy fold, as without llvmlite
     monkeypatch.setattr(gemm_fold, "_FOLD", [])
     monkeypatch.setattr(gemm_fold, "_warned", [])

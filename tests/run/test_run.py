@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 
 import sonnx
 import sonnx.reference
-from sonnx.ops.gemm_bound import outside_bound
+from sonnx.ops.gemm.bound import outside_bound
 from sonnx.run import executor, hexfloat
 
 from ..e2e.test_mlp import run_nodes

@@ -41,7 +41,7 @@ def real_copy(tmp_path_factory):
 @pytest.fixture
 def tree(real_copy):
     """Each test edits the copy and gets it back as committed afterwards."""
-    edited = [*(real_copy / "src" / "sonnx" / "ops").glob("*.py"), *(real_copy / "proofs").glob("*.mlw"),
+    edited = [*(real_copy / "src" / "sonnx" / "ops").rglob("*.py"), *(real_copy / "proofs").glob("*.mlw"),
               real_copy / "spec" / "requirement-claims.toml", *(real_copy / "spec" / "gaps").glob("*.md")]
     saved = {p: p.read_text() for p in edited}
     yield real_copy
@@ -73,16 +73,16 @@ def test_mul_body_changed_to_add_is_suspect_with_its_diff(tree):
 
 
 def test_corrupted_compiled_gemm_fold_is_suspect(tree):
-    edit(tree / "src/sonnx/ops/gemm_fold_ir.py", "out.append(b.fadd(acc[r * nvec + v], b.fmul(",
+    edit(tree / "src/sonnx/ops/gemm/fold_ir.py", "out.append(b.fadd(acc[r * nvec + v], b.fmul(",
          "out.append(b.fsub(acc[r * nvec + v], b.fmul(")
     found, _ = suspects_of(tree)
-    assert found == {"GEMM-R7": ["code:src/sonnx/ops/gemm_fold_ir.py:build changed"]}
+    assert found == {"GEMM-R7": ["code:src/sonnx/ops/gemm/fold_ir.py:build changed"]}
 
 
 def test_fma_contraction_on_the_fold_is_suspect(tree):
-    edit(tree / "src/sonnx/ops/gemm_fold_ir.py", "def compile_folds(flags: tuple = (),",
+    edit(tree / "src/sonnx/ops/gemm/fold_ir.py", "def compile_folds(flags: tuple = (),",
          'def compile_folds(flags: tuple = ("contract",),')
-    assert suspects_of(tree)[0] == {"GEMM-R7": ["code:src/sonnx/ops/gemm_fold_ir.py:compile_folds changed"]}
+    assert suspects_of(tree)[0] == {"GEMM-R7": ["code:src/sonnx/ops/gemm/fold_ir.py:compile_folds changed"]}
 
 
 def test_weakened_mul_postcondition_is_suspect(tree):
@@ -99,7 +99,7 @@ def test_comment_whitespace_and_docstring_edits_are_not_suspect(tree):
          "    else:   # integers wrap silently (reworded comment)\n\n")
     edit(layer, '"""The numpy kernel of ``op``: every check', '"""The numpy kernel of ``op``, every check')
     edit(layer, "with np.errstate(all=\"ignore\"):", "with np.errstate( all = \"ignore\" ) :")
-    edit(tree / "src/sonnx/ops/gemm_fold_ir.py", "# s = s + a*b: one rounded product, then one rounded sum",
+    edit(tree / "src/sonnx/ops/gemm/fold_ir.py", "# s = s + a*b: one rounded product, then one rounded sum",
          "# s = s + a * b, the product rounded, then the sum (reworded)")
     assert suspects_of(tree)[0] == {}
 

@@ -8,7 +8,7 @@ The verdict is judged node by node, because the profile's bounds are stated per 
 node is run alone in onnxruntime on the inputs *sonnx* computed for it (so errors do not compound
 across layers, and each node is held to its own bound), and
 - Gemm, MatMul (floats): every element within GEMM-R7's fast-mode bound of those inputs
-  (sonnx.ops.gemm_bound, the function the operator tests use; accumulation in float32 for
+  (sonnx.ops.gemm.bound, the function the operator tests use; accumulation in float32 for
   float16/bfloat16/float, float64 for double: a float64 screen proves most elements within it,
   the exact check on rationals judges the rest); integers: equal to sonnx's result (wrap-around);
 - Mul, Add, Sub: equal bit for bit (one IEEE 754 rounding; a NaN matches any NaN, payloads open);
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import dtypes
-from ..ops.gemm_bound import outside_bound
+from ..ops.gemm.bound import outside_bound
 from . import executor
 from .hexfloat import _UINT   # one table of the unsigned type of each float width
 from .io import check_feeds
@@ -144,7 +144,7 @@ def _same(y: np.ndarray, ours: np.ndarray, zero_sign_open: bool) -> str:
 def check_node(index: int, node, args: list[np.ndarray], ours: np.ndarray, opset: int, ir_version: int,
                tenths=None) -> NodeCheck:
     """One node run alone in onnxruntime on sonnx's inputs, judged by its operator's criterion.
-    ``tenths(percent)``: called at each tenth of a long bound check (gemm_bound.outside_bound)."""
+    ``tenths(percent)``: called at each tenth of a long bound check (gemm.bound.outside_bound)."""
     check = NodeCheck(index, node.name, node.op_type, "within")
     try:
         feed = dict(zip([n for n in node.input if n], args))

@@ -14,16 +14,17 @@ from typing import Callable, NamedTuple
 import icontract
 import numpy as np
 
-from .. import dtypes, fpenv
-from ..errors import ProfileViolation, Violation, raise_if_any, shown
-from ..profile import kernel_opset
-from ..semantics import floats, intloops
-from ..semantics.values import is_element_of, same_value
-from . import gemm_fold, symdims
-from .registry import Operator
-from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
+from ... import dtypes, fpenv
+from ...errors import ProfileViolation, Violation, raise_if_any, shown
+from ...profile import kernel_opset
+from ...semantics import floats, intloops
+from ...semantics.values import is_element_of, same_value
+from .. import symdims
+from . import fold
+from ..registry import Operator
+from ..signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
                         tensor_shape_violations)
-from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
+from ...semantics.tensor import FULL_CONTRACTS, TensorValue, size
 
 OP = "Gemm"
 LATEST = 13
@@ -392,12 +393,12 @@ def _unsigned(x: np.ndarray) -> np.ndarray:
 # req: GEMM-R7
 def _exact_float(ap: np.ndarray, bp: np.ndarray, c: np.ndarray | None, alpha: float, beta: float,
                  acc: np.dtype) -> np.ndarray:
-    """GEMM-R7 exact mode for float T: the ascending fold (compiled, see gemm_fold.py), then
+    """GEMM-R7 exact mode for float T: the ascending fold (compiled, see gemm/fold.py), then
     alpha * s + beta * C as separately rounded numpy operations in the accumulation type.
 
     ``ap`` is A' (M, K), ``bp`` is B' (K, N), both already in the accumulation type ``acc``.
     """
-    s = gemm_fold.fold(ap, bp)
+    s = fold.fold(ap, bp)
     if alpha != 1.0:                        # 1 * s == s exactly: the multiply is skipped
         np.multiply(acc.type(alpha), s, out=s)
     if c is not None:

@@ -44,9 +44,9 @@ from typing import Callable
 
 import numpy as np
 
-from .. import dtypes, fpenv
-from ..semantics.floats import FORMATS
-from .gemm import accumulation_type
+from ... import dtypes, fpenv
+from ...semantics.floats import FORMATS
+from . import accumulation_type
 
 
 def _format(name: str) -> tuple[Fraction, Fraction]:

@@ -5,7 +5,7 @@ l ascending, every product and every sum rounded to nearest even in the arrays' 
 It is the inner loop of ``gemm_reference`` and of ``Impl.gemm`` in proofs/gemm.mlw, run for
 many (i, j) at once.
 
-The compiled fold (gemm_fold_ir.py, machine code made by llvmlite, the extra
+The compiled fold (gemm/fold_ir.py, machine code made by llvmlite, the extra
 ``pip install sonnx[fast-exact]``) packs A' into panels of MR rows and B' into panels of NR
 columns, padded with zeros to whole panels (the padding only fills rows and columns of S that
 are cut off: no real element ever sees it), and keeps an MR x NR tile of S in vector registers
@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import SlowKernelWarning
+from ...errors import SlowKernelWarning
 
 # products smaller than this (M*K*N) run on one thread: starting threads would cost more
 PARALLEL_WORK = 1 << 22
@@ -63,7 +63,7 @@ def _compiled():
                 kernels = None
                 if os.environ.get(FORCE_NUMPY_ENV) != "1":
                     try:
-                        from .gemm_fold_ir import compile_folds
+                        from .fold_ir import compile_folds
                         kernels = compile_folds()[0]
                     except ImportError:
                         kernels = None
