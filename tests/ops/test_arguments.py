@@ -16,7 +16,7 @@ from hypothesis import Phase, given, settings, strategies as st
 
 import sonnx
 from sonnx import profile
-from sonnx.ops import elementwise, gemm as gemm_op, signature
+from sonnx.ops import elementwise, gemm as gemm_op, kernel, signature
 
 # ---------------------------------------------------------------- odd values
 
@@ -215,7 +215,7 @@ def verdict(op: str, args: tuple, kwargs: dict) -> tuple:
 
 def fresh_state() -> None:
     """The kernels' state as in a new process: no memo, no cached look-up."""
-    signature.clear_memos()
+    kernel.clear_memos()
     for name, module in list(sys.modules.items()):
         if name.startswith("sonnx"):
             for obj in list(vars(module).values()):
@@ -266,8 +266,7 @@ def _value_keyed(*args):
 
 def test_history_property_catches_a_value_keyed_memo(monkeypatch):
     """The property above finds the defect of issue 11 item 7 when it is planted again."""
-    monkeypatch.setattr(gemm_op, "_memo_key", _value_keyed)
-    monkeypatch.setattr(elementwise, "_memo_key", _value_keyed)
+    monkeypatch.setattr(kernel, "memo_key", _value_keyed)      # the one key every kernel's memo uses
     no_shrink = settings(parent=settings.get_profile("sonnx"), max_examples=150, deadline=None,
                          phases=[Phase.generate], report_multiple_bugs=False)
     with pytest.raises((AssertionError, ExceptionGroup)) as e:
@@ -442,8 +441,8 @@ def test_a_repeated_signature_is_checked_once(op, monkeypatch):
     shapes and values take the memo; with C absent as well."""
     module = elementwise if op == "mul" else gemm_op
     calls_made = []
-    checked = module._check
-    monkeypatch.setattr(module, "_check", lambda *a: calls_made.append(1) or checked(*a))
+    checked = module.check
+    monkeypatch.setattr(module, "check", lambda *a: calls_made.append(1) or checked(*a))
     args, kwargs = GOOD[op]
     fresh_state()
     for _ in range(3):

@@ -263,7 +263,7 @@ def test_all_violations_reported_at_once():
 @pytest.mark.req("MATMUL-R1", "MATMUL-R3")
 def test_verdicts_do_not_depend_on_earlier_calls():
     """The memo of accepted calls never turns a refusal into an acceptance or back."""
-    from sonnx.ops.signature import clear_memos
+    from sonnx.ops.kernel import clear_memos
     x = np.ones((2, 3), np.float32)
     y = np.ones((3, 2), np.float32)
     first = sonnx.matmul(x, y)

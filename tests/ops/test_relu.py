@@ -12,7 +12,8 @@ from hypothesis.extra import numpy as hnp
 import sonnx
 from sonnx import dtypes
 from sonnx.ops import relu as relu_op
-from sonnx.ops.signature import TensorSig, clear_memos
+from sonnx.ops.kernel import clear_memos
+from sonnx.ops.signature import TensorSig
 from sonnx.semantics.tensor import from_numpy, to_numpy
 
 from .conftest import assert_same_bits, edge_values

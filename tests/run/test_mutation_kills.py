@@ -443,14 +443,15 @@ def _relu_model(domain: str, version: int):
 
 def _record_relu_opsets(monkeypatch) -> list:
     import sonnx.ops.relu as relu_mod
-    from sonnx.ops.relu import AcceptedCalls
+    from sonnx.ops import kernel
+    from sonnx.ops.kernel import AcceptedCalls
     seen: list = []
-    real = relu_mod.kernel_opset
+    real = kernel.kernel_opset
 
     def recording(opset, *rest, **kw):
         seen.append(opset)
         return real(opset, *rest, **kw)
-    monkeypatch.setattr(relu_mod, "kernel_opset", recording)
+    monkeypatch.setattr(kernel, "kernel_opset", recording)       # every kernel's opset goes through it
     monkeypatch.setattr(relu_mod, "_accepted", AcceptedCalls())     # no memo hit skips the check
     return seen
 

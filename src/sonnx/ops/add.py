@@ -76,6 +76,9 @@ def add_element(dtype: str, x, y):
 # ADD-R1, ADD-R3, ADD-R4: the loop of the concrete level of proofs/add.mlw, c[i] = a[i] + b[i]
 add_reference = elementwise.reference_kernel(OP, PREFIX, LATEST, add_element, sum_ok)
 
+# every refusal of sonnx.add without computing: check(a, b, opset=LATEST)
+check = elementwise.checker(OP, PREFIX, LATEST)
+
 # req: ADD-R1, ADD-R3, ADD-R4
 add = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.add, "Element-wise sum of two arrays of the "
                                "same shape and numeric element type (ONNX Add).")

@@ -16,21 +16,16 @@ explicitly: the trace then fingerprints this shared code for each of their requi
 """
 from __future__ import annotations
 
-import functools
 import itertools
 from typing import Callable
 
-import icontract
 import numpy as np
 
-from .. import dtypes, fpenv
-from ..errors import ProfileViolation, Violation, raise_if_any
-from ..profile import kernel_opset
-from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
-from ..semantics.values import is_element_of
-from . import symdims
-from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
-                        static_shape, tensor_shape_violations)
+from .. import dtypes
+from ..errors import Violation, raise_if_any
+from ..semantics.tensor import TensorValue, flat_index, size
+from . import kernel, symdims
+from .signature import TensorSig, dense_and_typed, static_shape, tensor_shape_violations
 
 
 def rule_ids(prefix: str) -> tuple[str, str, str, str]:
@@ -60,19 +55,21 @@ def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
     compared only when both are static: an unknown or symbolic one is PROF-R2's to report.
     """
     r1, r2, r3, r4 = rule_ids(prefix)
-    version = dtypes.since_version(op, opset)
+    version, refused = kernel.version_in_force(op, opset, r3)
     if version is None:
-        return [Violation(r3, f"opset {opset} has no {op}; import opset 1 or later")]
+        return refused
     found = dense_and_typed(op, version, [("A", a), ("B", b)], dense_rule=r2, type_rule=r3)
     if broadcast not in (None, 0):
-        found.append(Violation(r4, f"{op}-{version} has broadcast={broadcast}; the profile forbids "
-                                   "broadcasting: remove the attribute and give B the shape of A"))
+        found.append(kernel.attribute_refused(r4, f"{op}-{version}", "broadcast", broadcast,
+                                              "; the profile forbids broadcasting: remove the "
+                                              "attribute and give B the shape of A"))
     if consumed_inputs is not None:
         # R4 carries every legacy attribute, so a version-1 node is judged by the same
         # attribute-free signature as later versions (the spec page's "no attributes")
-        found.append(Violation(r4, f"{op}-{version} has the legacy attribute consumed_inputs (an "
-                                   "in-place hint of version 1); the profile's operator takes no "
-                                   "attribute but broadcast=0: remove it, or import opset 6 or later"))
+        found.append(kernel.legacy_attribute(r4, f"{op}-{version}", "consumed_inputs",
+                                             "an in-place hint of version 1",
+                                             "the profile's operator takes no attribute but "
+                                             "broadcast=0: remove it, or import opset 6 or later"))
     if static_shape(a) and static_shape(b) and a.shape != b.shape:
         common = broadcast_shape(a.shape, b.shape)
         if common is not None:
@@ -148,21 +145,10 @@ def _common_dim(x: tuple, y: tuple, dx: object, dy: object) -> object:
 
 
 def element_contracts(type_set: frozenset[str], spec: Callable) -> Callable[[Callable], Callable]:
-    """The contracts of an element function ``f(T, x, y)``, attached with SONNX_CONTRACTS=full:
-    T is in ``type_set``, x and y are values of T, and the result r meets ``spec(T, x, y, r)``."""
-    def attach(fn: Callable) -> Callable:
-        if not FULL_CONTRACTS:
-            return fn
-
-        # icontract checks the lower precondition first: the type before its values
-        @icontract.require(lambda dtype, x, y: is_element_of(dtype, x) and is_element_of(dtype, y))
-        @icontract.require(lambda dtype: dtype in type_set)
-        @icontract.ensure(lambda dtype, x, y, result: spec(dtype, x, y, result))
-        @functools.wraps(fn)
-        def element(dtype: str, x, y):
-            return fn(dtype, x, y)
-        return element
-    return attach
+    """The contracts of an element function ``f(T, x, y)`` (kernel.element_contracts), attached
+    with SONNX_CONTRACTS=full: T is in ``type_set``, x and y are values of T, and the result r
+    meets ``spec(T, x, y, r)``."""
+    return kernel.element_contracts(type_set, spec, 2)
 
 
 def node_constraints(op: str, prefix: str) -> Callable[..., list[Violation]]:
@@ -172,10 +158,6 @@ def node_constraints(op: str, prefix: str) -> Callable[..., list[Violation]]:
         return constraints(op, prefix, a, b, opset=opset, broadcast=attrs.get("broadcast"),
                            consumed_inputs=attrs.get("consumed_inputs"))
     return check
-
-
-def _well_formed(t: TensorValue) -> bool:
-    return len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data)
 
 
 def _every_element_ok(element_ok: Callable, a: TensorValue, b: TensorValue, c: TensorValue) -> bool:
@@ -203,20 +185,15 @@ def reference_kernel(op: str, prefix: str, latest: int, element: Callable, eleme
         return (tensor_shape_violations(op, [("A", sa), ("B", sb)])
                 + constraints(op, prefix, sa, sb, opset=latest))
 
-    def refusal(a: TensorValue, b: TensorValue) -> ProfileViolation:
-        return ProfileViolation(violations(a, b))
-
     r1, _, r3, r4 = rule_ids(prefix)
 
-    # The body checks the requirements itself, so that they hold with contracts off; the same
-    # precondition is attached for CrossHair (SONNX_CONTRACTS=full), which reads it to know
-    # which inputs are admissible. Without it the constraints are computed once per call.
-    @icontract.require(lambda a, b: not violations(a, b), f"{r1}, {r3}, {r4}, PROF-R2", error=refusal,
-                       enabled=FULL_CONTRACTS)
-    @icontract.require(lambda a, b: _well_formed(a) and _well_formed(b), enabled=FULL_CONTRACTS)
-    @icontract.ensure(lambda a, result: result.shape == a.shape and result.dtype == a.dtype
-                      and len(result.data) == len(a.data))
-    @icontract.ensure(lambda a, b, result: _every_element_ok(element_ok, a, b, result), enabled=FULL_CONTRACTS)
+    # the requirements (checked by the body too), well-formed operands, the result's shape
+    # and, with SONNX_CONTRACTS=full, the spec at every element (kernel.reference_contracts)
+    @kernel.reference_contracts(
+        violations, f"{r1}, {r3}, {r4}, PROF-R2", ("a", "b"),
+        [lambda a, result: result.shape == a.shape and result.dtype == a.dtype
+         and len(result.data) == len(a.data)],
+        [lambda a, b, result: _every_element_ok(element_ok, a, b, result)])
     def reference(a: TensorValue, b: TensorValue) -> TensorValue:
         raise_if_any(violations(a, b))
         if int_loop is not None and not dtypes.is_float(a.dtype):
@@ -232,23 +209,26 @@ def reference_kernel(op: str, prefix: str, latest: int, element: Callable, eleme
     return reference
 
 
-def _memo_key(a: object, b: object, opset: object) -> tuple | None:
-    """Key of a kernel's memo of accepted calls (see signature.AcceptedCalls); None: no memo."""
-    if type(a) is np.ndarray and type(b) is np.ndarray and type(opset) in MEMO_SCALARS:
-        return a.shape, a.dtype, b.shape, b.dtype, type(opset), opset
-    return None
-
-
 # req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4, SUB-R1, SUB-R3, SUB-R4
-def _check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
+def check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
     """Every check of a kernel's arguments: TypeError or ProfileViolation; else whether the
     result may raise floating-point warnings (a float type)."""
-    name = op.lower()
-    version = kernel_opset(opset, name)
-    sa, sb = sig_of_array(a, name, "A"), sig_of_array(b, name, "B")
-    raise_if_any(tensor_shape_violations(op, [("A", sa), ("B", sb)])
-                 + constraints(op, prefix, sa, sb, opset=version))
+    version, sigs = kernel.arguments(op.lower(), opset, [("A", a), ("B", b)])
+    kernel.refuse(op, sigs, constraints(op, prefix, sigs[0][1], sigs[1][1], opset=version))
     return dtypes.is_float(dtypes.name_of(a.dtype))
+
+
+_check = check      # the name sonnx.c_kernels calls until it calls ``check`` (issue 27's records part)
+
+
+def checker(op: str, prefix: str, latest: int) -> Callable[..., bool]:
+    """The public check of ``op``'s kernel: ``check(a, b, *, opset=latest)``, every refusal of the
+    kernel (TypeError or ProfileViolation) without computing; whether the result may raise
+    floating-point warnings (a float type)."""
+    def check_op(a: object, b: object, opset: object = latest) -> bool:
+        return check(op, prefix, a, b, opset)
+    check_op.__name__ = check_op.__qualname__ = "check"
+    return check_op
 
 
 _REFUSALS = """
@@ -268,19 +248,15 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
     overflow and invalid results are the operator's defined semantics, so their warnings are
     silenced; numpy's scalar result for rank-0 operands is returned as the array the API promises.
     """
-    accepted = AcceptedCalls()
+    accepted = kernel.AcceptedCalls()
 
-    def kernel(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> np.ndarray:
-        key = _memo_key(a, b, opset)
-        quiet = accepted.get(key) if key is not None else None
-        if quiet is None:
-            quiet = _check(op, prefix, a, b, opset)
-            accepted.remember(key, quiet)
+    def public(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> np.ndarray:
+        quiet = kernel.checked(accepted, lambda a, b, opset: check(op, prefix, a, b, opset), a, b, opset)
         return _apply(ufunc, quiet, a, b)
 
-    kernel.__name__ = kernel.__qualname__ = op.lower()
-    kernel.__doc__ = doc + _REFUSALS
-    return fpenv.guarded(kernel)     # the proofs' environment: round to nearest even, no FTZ/DAZ
+    public.__name__ = public.__qualname__ = op.lower()
+    public.__doc__ = doc + _REFUSALS
+    return kernel.entry(public)
 
 
 # req: MUL-R3, ADD-R3, SUB-R3
@@ -299,6 +275,6 @@ def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
     """The ``bind`` of ``op``'s kernel: the kernel's checks once now for arrays like ``a`` and
     ``b`` (the same refusals), then a function of the arrays alone (see gemm.bind)."""
     def bind(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> Callable:
-        quiet = _check(op, prefix, a, b, opset)
+        quiet = check(op, prefix, a, b, opset)
         return lambda a, b: _apply(ufunc, quiet, a, b)
     return bind

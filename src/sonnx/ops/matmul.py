@@ -10,17 +10,14 @@ Tests: tests/ops/test_matmul.py.
 """
 from __future__ import annotations
 
-import icontract
 import numpy as np
 
-from .. import dtypes, fpenv
-from ..errors import ProfileViolation, Violation, raise_if_any
-from ..profile import kernel_opset
-from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
-from . import gemm, symdims
+from .. import dtypes
+from ..errors import Violation, raise_if_any
+from ..semantics.tensor import TensorValue, size
+from . import gemm, kernel, symdims
 from .registry import Operator
-from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
-                        tensor_shape_violations)
+from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "MatMul"
 LATEST = 13
@@ -83,9 +80,9 @@ def _broadcasts(a: tuple, b: tuple) -> bool:
 
 def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST) -> list[Violation]:
     """Every profile violation of a MatMul node with inputs ``a`` and ``b`` under ``opset``."""
-    version = dtypes.since_version(OP, opset)
+    version, refused = kernel.version_in_force(OP, opset, "MATMUL-R3")
     if version is None:
-        return [Violation("MATMUL-R3", f"opset {opset} has no MatMul; import opset 1 or later")]
+        return refused
     # MATMUL-R2 (dense) and MATMUL-R3 (one element type of the version's type set)
     found = dense_and_typed(OP, version, [("A", a), ("B", b)], dense_rule="MATMUL-R2",
                             type_rule="MATMUL-R3", hint=lambda elem: gemm._type_hint(elem, OP))
@@ -132,12 +129,7 @@ def _violations(a: TensorValue, b: TensorValue) -> list[Violation]:
             + constraints(_sig(a), _sig(b)))
 
 
-def _refusal(a: TensorValue, b: TensorValue) -> ProfileViolation:
-    return ProfileViolation(_violations(a, b))
-
-
-def _well_formed(t: TensorValue) -> bool:
-    return gemm._well_formed(t)
+_well_formed = kernel.well_formed
 
 
 def _product_ok(a: TensorValue, b: TensorValue, result: TensorValue) -> bool:
@@ -146,15 +138,16 @@ def _product_ok(a: TensorValue, b: TensorValue, result: TensorValue) -> bool:
     return gemm._exact_mode_ok(a, b, None, 1.0, 1.0, False, False, result)
 
 
-# MATMUL-R1, MATMUL-R3, MATMUL-R4: refused inputs raise ProfileViolation (from constraints)
-@icontract.require(lambda a, b: not _violations(a, b), "MATMUL-R1, MATMUL-R3, MATMUL-R4",
-                   error=_refusal, enabled=FULL_CONTRACTS)
-@icontract.require(lambda a, b: _well_formed(a) and _well_formed(b))
-@icontract.ensure(lambda a, b, result:                                                             # MATMUL-R1
-                  result.dtype == a.dtype and result.shape == (a.shape[0], b.shape[1])
-                  and len(result.data) == size(result.shape))
-@icontract.ensure(lambda result: _well_formed(result))                                            # MATMUL-R3
-@icontract.ensure(lambda a, b, result: _product_ok(a, b, result))                                 # MATMUL-R5
+# MATMUL-R1, MATMUL-R3, MATMUL-R4: refused inputs raise ProfileViolation (from constraints);
+# well-formed operands and the postconditions are checked on every call (kernel.reference_contracts)
+@kernel.reference_contracts(
+    _violations, "MATMUL-R1, MATMUL-R3, MATMUL-R4", ("a", "b"),
+    [lambda a, b, result:                                                                          # MATMUL-R1
+     result.dtype == a.dtype and result.shape == (a.shape[0], b.shape[1])
+     and len(result.data) == size(result.shape),
+     lambda result: _well_formed(result),                                                          # MATMUL-R3
+     lambda a, b, result: _product_ok(a, b, result)],                                              # MATMUL-R5
+    always=True)
 def matmul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
     """MatMul's own checks, then gemm_reference (the triple loop of proofs/gemm.mlw) with the
     arguments of ``gemm_arguments()``: s = 0; s = s + A[i, l] * B[l, j] for l ascending;
@@ -164,30 +157,23 @@ def matmul_reference(a: TensorValue, b: TensorValue) -> TensorValue:
 
 
 # ---------------------------------------------------------------- numpy kernel
-_ACCEPTED = AcceptedCalls()
+_ACCEPTED = kernel.AcceptedCalls()
 
 
-def _memo_key(a, b, mode, opset) -> tuple | None:
-    """Key of the memo of accepted calls (see signature.AcceptedCalls); None: no memo."""
-    nd, ok = np.ndarray, MEMO_SCALARS
-    if type(a) is nd and type(b) is nd and type(mode) in ok and type(opset) in ok:
-        return (a.shape, a.dtype, b.shape, b.dtype, type(mode), mode, type(opset), opset)
-    return None
-
-
-def _check(a, b, mode, opset) -> bool:
-    """Every check of ``matmul``'s arguments: TypeError, ValueError (mode) or ProfileViolation;
-    True when the call is accepted."""
+def check(a: object, b: object, mode: object = "exact", opset: object = LATEST) -> bool:
+    """Every check of ``matmul``'s arguments, without computing: TypeError, ValueError (mode) or
+    ProfileViolation; True when the call is accepted."""
     gemm.check_mode(mode, "matmul")
-    version = kernel_opset(opset, "matmul")
-    sa, sb = sig_of_array(a, "matmul", "A"), sig_of_array(b, "matmul", "B")
-    raise_if_any(tensor_shape_violations(OP, [("A", sa), ("B", sb)])
-                 + constraints(sa, sb, opset=version))
+    version, sigs = kernel.arguments("matmul", opset, [("A", a), ("B", b)])
+    kernel.refuse(OP, sigs, constraints(sigs[0][1], sigs[1][1], opset=version))
     return True
 
 
+_check = check      # the name sonnx.c_kernels calls until it calls ``check`` (issue 27's records part)
+
+
 # req: MATMUL-R1, MATMUL-R5
-@fpenv.guarded     # the proofs' environment: round to nearest even, no FTZ/DAZ
+@kernel.entry
 def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exact") -> np.ndarray:
     """Y = A * B (ONNX MatMul) for A (M, K) and B (K, N) under the SONNX profile.
 
@@ -205,9 +191,7 @@ def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "ex
     TypeError for non-array inputs, a non-integer opset or a non-str mode, and ValueError for
     an unknown mode.
     """
-    key = _memo_key(a, b, mode, opset)
-    if key is None or key not in _ACCEPTED:
-        _ACCEPTED.remember(key, _check(a, b, mode, opset))
+    kernel.checked(_ACCEPTED, check, a, b, mode, opset)
     # Gemm's kernel itself (its memo makes its own checks a look-up): MatMul's rules above imply
     # Gemm-13's for these arguments (rank-2 A (M, K), B (K, N), a type of Gemm-13's set, no C,
     # alpha = beta = 1), so it never refuses what MatMul accepted
@@ -218,7 +202,7 @@ def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "ex
 def bind(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exact"):
     """``matmul`` checked once now for arrays like ``a`` and ``b``: Gemm's bound kernel (see
     gemm.bind), after MatMul's own checks (the same refusals as ``matmul``)."""
-    _check(a, b, mode, opset)
+    check(a, b, mode, opset)
     return gemm.bind(a, b, None, mode=mode, opset=gemm.LATEST, **gemm_arguments())
 
 

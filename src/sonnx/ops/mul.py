@@ -79,6 +79,9 @@ def mul_element(dtype: str, x, y):
 mul_reference = elementwise.reference_kernel(OP, PREFIX, LATEST, mul_element, product_ok,
                                              int_loop=intloops.mul_wrap)
 
+# every refusal of sonnx.mul without computing: check(a, b, opset=LATEST)
+check = elementwise.checker(OP, PREFIX, LATEST)
+
 # req: MUL-R1, MUL-R3, MUL-R4
 mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply, "Element-wise product of two arrays "
                                "of the same shape and numeric element type (ONNX Mul).")

@@ -2,26 +2,25 @@
 
 A unary operator, so it does not go through the binary element-wise layer (ops/elementwise.py):
 its checks are RELU-R1 dense, RELU-R2 typed (from ops/signature.py, which every operator
-shares) and RELU-R4 no attribute; the memo of accepted calls is signature.AcceptedCalls.
+shares) and RELU-R4 no attribute; the refusals, the memo of accepted calls and the contract
+stacks are the kernel skeleton's (ops/kernel.py).
 Proofs: proofs/relu.mlw, proofs/relu_half.mlw. Tests: tests/ops/test_relu.py.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
-import icontract
 import numpy as np
 
-from .. import dtypes, fpenv
-from ..errors import ProfileViolation, Violation, raise_if_any
-from ..profile import kernel_opset
+from .. import dtypes
+from ..errors import Violation, raise_if_any
 from ..semantics import floats
-from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
-from ..semantics.values import int_range, is_element_of
-from .signature import MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array, tensor_shape_violations
+from ..semantics.tensor import TensorValue, flat_index, size
+from ..semantics.values import int_range
+from . import kernel
 from .registry import Operator
+from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Relu"
 PREFIX = "RELU"
@@ -43,16 +42,17 @@ def constraints(x: TensorSig, *, opset: int, consumed_inputs: object = None) -> 
     ``consumed_inputs`` is Relu-1's legacy attribute (None when absent). Y's shape is X's by
     construction (ONNX's inference and the kernels), so R1 is checked here as X being dense.
     """
-    version = dtypes.since_version(OP, opset)
+    version, refused = kernel.version_in_force(OP, opset, "RELU-R2")
     if version is None:
-        return [Violation("RELU-R2", f"opset {opset} has no {OP}; import opset 1 or later")]
+        return refused
     found = dense_and_typed(OP, version, [("X", x)], dense_rule="RELU-R1", type_rule="RELU-R2",
                             hint=_type_hint)
     if consumed_inputs is not None:
-        found.append(Violation("RELU-R4", f"{OP}-{version} has the legacy attribute consumed_inputs (an "
-                                          "in-place hint of ONNX's first opset, removed in Relu-6); the "
-                                          "profile accepts no attribute on Relu: remove it, or convert the "
-                                          "model to opset 6 or later (onnx.version_converter.convert_version)"))
+        found.append(kernel.legacy_attribute("RELU-R4", f"{OP}-{version}", "consumed_inputs",
+                                             "an in-place hint of ONNX's first opset, removed in Relu-6",
+                                             "the profile accepts no attribute on Relu: remove it, or "
+                                             "convert the model to opset 6 or later "
+                                             "(onnx.version_converter.convert_version)"))
     return found
 
 
@@ -90,23 +90,9 @@ def result_ok(dtype: str, x, r) -> bool:
     return r == 0 and not floats.is_negative(r)
 
 
-def _element_contracts(fn):
-    """The contracts of relu_element, attached with SONNX_CONTRACTS=full: T is in Relu-14's type
-    set, x is a value of T, and the result meets result_ok."""
-    if not FULL_CONTRACTS:
-        return fn
-
-    @icontract.require(lambda dtype, x: is_element_of(dtype, x))
-    @icontract.require(lambda dtype: dtype in TYPE_SETS[LATEST])
-    @icontract.ensure(lambda dtype, x, result: result_ok(dtype, x, result))
-    @functools.wraps(fn)
-    def element(dtype: str, x):
-        return fn(dtype, x)
-    return element
-
-
-# RELU-R3: T in Relu-14's type set, x a value of T, the result meets result_ok
-@_element_contracts
+# RELU-R3: T in Relu-14's type set, x a value of T, the result meets result_ok (attached with
+# SONNX_CONTRACTS=full)
+@kernel.element_contracts(TYPE_SETS[LATEST], result_ok, 1)
 def relu_element(dtype: str, x):
     """Relu of one value of T: x when x > 0 or x is NaN, else the zero of T (+0 for floats).
 
@@ -124,14 +110,6 @@ def _violations(x: TensorValue) -> list[Violation]:
     return tensor_shape_violations(OP, [("X", sig)]) + constraints(sig, opset=LATEST)
 
 
-def _refusal(x: TensorValue) -> ProfileViolation:
-    return ProfileViolation(_violations(x))
-
-
-def _well_formed(t: TensorValue) -> bool:
-    return len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data)
-
-
 def _every_element_ok(x: TensorValue, y: TensorValue) -> bool:
     # R1, R3 stated by multi-index: at every index of the shape, Y's element is the spec's
     for idx in itertools.product(*(range(d) for d in x.shape)):
@@ -142,15 +120,12 @@ def _every_element_ok(x: TensorValue, y: TensorValue) -> bool:
 
 
 # req: RELU-R1, RELU-R2, RELU-R3
-# The body checks the requirements itself, so that they hold with contracts off; the same
-# precondition is attached for CrossHair (SONNX_CONTRACTS=full), which reads it to know which
-# inputs are admissible.
-@icontract.require(lambda x: not _violations(x), "RELU-R1, RELU-R2, PROF-R2", error=_refusal,
-                   enabled=FULL_CONTRACTS)
-@icontract.require(lambda x: _well_formed(x), enabled=FULL_CONTRACTS)
-@icontract.ensure(lambda x, result: result.shape == x.shape and result.dtype == x.dtype
-                  and len(result.data) == len(x.data))
-@icontract.ensure(lambda x, result: _every_element_ok(x, result), enabled=FULL_CONTRACTS)
+# the requirements (checked by the body too), a well-formed X, Y's shape and, with
+# SONNX_CONTRACTS=full, the spec at every element (kernel.reference_contracts)
+@kernel.reference_contracts(
+    _violations, "RELU-R1, RELU-R2, PROF-R2", ("x",),
+    [lambda x, result: result.shape == x.shape and result.dtype == x.dtype and len(result.data) == len(x.data)],
+    [lambda x, result: _every_element_ok(x, result)])
 def relu_reference(x: TensorValue) -> TensorValue:
     """The reference kernel: y[i] = relu_element(T, x[i]) over flat row-major data (the loop of
     the concrete level of proofs/relu.mlw)."""
@@ -163,19 +138,23 @@ def relu_reference(x: TensorValue) -> TensorValue:
 
 
 # ---------------------------------------------------------------- numpy kernel
-_accepted = AcceptedCalls()
+_accepted = kernel.AcceptedCalls()
 
 
 # req: RELU-R1, RELU-R2
-def _check(x: object, opset: object) -> None:
-    """Every check of the kernel's arguments: TypeError or ProfileViolation."""
-    version = kernel_opset(opset, "relu")
-    sig = sig_of_array(x, "relu", "X")
-    raise_if_any(tensor_shape_violations(OP, [("X", sig)]) + constraints(sig, opset=version))
+def check(x: object, opset: object = LATEST) -> bool:
+    """Every check of ``relu``'s arguments, without computing: TypeError or ProfileViolation;
+    True when the call is accepted."""
+    version, sigs = kernel.arguments("relu", opset, [("X", x)])
+    kernel.refuse(OP, sigs, constraints(sigs[0][1], opset=version))
+    return True
+
+
+_check = check      # the name sonnx.c_kernels calls until it calls ``check`` (issue 27's records part)
 
 
 # req: RELU-R1, RELU-R3
-@fpenv.guarded     # the proofs' environment: round to nearest even, no FTZ/DAZ
+@kernel.entry
 def relu(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     """Element-wise Relu of an array (ONNX Relu): x where x > 0 or x is NaN, else +0.
 
@@ -188,11 +167,7 @@ def relu(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     opset outside 1..28 (PROF-R3). Raises TypeError for a non-array input and a non-integer
     opset.
     """
-    key = ((x.shape, x.dtype, type(opset), opset)
-           if type(x) is np.ndarray and type(opset) in MEMO_SCALARS else None)
-    if key is None or key not in _accepted:
-        _check(x, opset)
-        _accepted.remember(key, True)
+    kernel.checked(_accepted, check, x, opset)
     return _apply(x)
 
 
@@ -228,7 +203,7 @@ _BY_DTYPE: dict = {}     # dtype -> (its native-order dtype, a zero of it, the u
 def bind(x: np.ndarray, *, opset: int = LATEST):
     """``relu`` checked once now for arrays like ``x`` (the same refusals): a function of the
     array alone, for the caller to run under fpenv.guarded (see gemm.bind)."""
-    _check(x, opset)
+    check(x, opset=opset)
     return _apply
 
 

@@ -87,6 +87,9 @@ def sub_element(dtype: str, x, y):
 # SUB-R1, SUB-R3, SUB-R4: the loop of the concrete level of proofs/sub.mlw, c[i] = a[i] - b[i]
 sub_reference = elementwise.reference_kernel(OP, PREFIX, LATEST, sub_element, difference_ok)
 
+# every refusal of sonnx.sub without computing: check(a, b, opset=LATEST)
+check = elementwise.checker(OP, PREFIX, LATEST)
+
 # req: SUB-R1, SUB-R3, SUB-R4
 sub = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.subtract, "Element-wise difference A - B "
                                "of two arrays of the same shape and numeric element type "

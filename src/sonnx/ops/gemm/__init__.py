@@ -14,17 +14,15 @@ from typing import Callable, NamedTuple
 import icontract
 import numpy as np
 
-from ... import dtypes, fpenv
-from ...errors import ProfileViolation, Violation, raise_if_any, shown
-from ...profile import kernel_opset
+from ... import dtypes
+from ...errors import Violation, raise_if_any, shown
 from ...semantics import floats, intloops
-from ...semantics.values import is_element_of, same_value
-from .. import symdims
+from ...semantics.values import same_value
+from .. import kernel, symdims
 from . import fold
 from ..registry import Operator
-from ..signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
-                        tensor_shape_violations)
-from ...semantics.tensor import FULL_CONTRACTS, TensorValue, size
+from ..signature import TensorSig, dense_and_typed, tensor_shape_violations
+from ...semantics.tensor import TensorValue, size
 
 OP = "Gemm"
 LATEST = 13
@@ -105,9 +103,9 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     of Gemm-1 and Gemm-6 (None when absent). Shapes are given as stored (before transA/transB).
     """
     found: list[Violation] = []
-    version = dtypes.since_version(OP, opset)
+    version, refused = kernel.version_in_force(OP, opset, "GEMM-R3")
     if version is None:
-        return [Violation("GEMM-R3", f"opset {opset} has no Gemm; import opset 1 or later")]
+        return refused
     inputs = [("A", a), ("B", b)] + ([("C", c)] if c is not None else [])
 
     # GEMM-R2 (dense) and GEMM-R3 (one element type of the version's type set)
@@ -118,21 +116,23 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     # GEMM-R5: attributes and required inputs per version
     for name, value in (("transA", trans_a), ("transB", trans_b)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in (0, 1):
-            found.append(Violation("GEMM-R5", f"Gemm has {name}={shown(value)}; the profile accepts only "
-                                              f"0 or 1 (write {name}=1 to transpose, 0 or nothing otherwise)"))
+            found.append(kernel.attribute_refused("GEMM-R5", OP, name, shown(value),
+                                                  "; the profile accepts only 0 or 1 (write "
+                                                  f"{name}=1 to transpose, 0 or nothing otherwise)"))
     if broadcast is not None:
         if version >= 7:
             found.append(Violation("GEMM-R5", f"Gemm-{version} has no attribute 'broadcast' (it was removed "
                                               "in Gemm-7); remove it"))
         elif broadcast != 0:
-            found.append(Violation("GEMM-R5", f"Gemm-{version} has broadcast={broadcast}; the profile "
-                                              "forbids broadcasting: remove the attribute and give C the "
-                                              "shape (M, N)"))
+            found.append(kernel.attribute_refused("GEMM-R5", f"{OP}-{version}", "broadcast", broadcast,
+                                                  "; the profile forbids broadcasting: remove the "
+                                                  "attribute and give C the shape (M, N)"))
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not _is_float32_value(value):
-            found.append(Violation("GEMM-R5", f"Gemm has {name}={shown(value)}, not a 32-bit float value "
-                                              f"(the ONNX attribute type FLOAT); pass numpy.float32({shown(value)}) "
-                                              "explicitly so that the rounding is visible"))
+            found.append(kernel.attribute_refused("GEMM-R5", OP, name, shown(value),
+                                                  ", not a 32-bit float value (the ONNX attribute type "
+                                                  f"FLOAT); pass numpy.float32({shown(value)}) explicitly "
+                                                  "so that the rounding is visible"))
     if c is None and version < 11:
         found.append(Violation("GEMM-R5", f"Gemm-{version} requires the input C (it is optional only from "
                                           "Gemm-11); give a zero C of shape (M, N), or import opset 11 "
@@ -143,10 +143,10 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     if elem is not None and not dtypes.is_float(elem):
         for name, value in (("alpha", alpha), ("beta", beta)):
             if _is_float32_value(value) and float(value) != 1.0:
-                found.append(Violation("GEMM-R6", f"Gemm with integer type {elem} has {name}={shown(value)}; ONNX "
-                                                  "leaves float-times-integer arithmetic undefined, so the "
-                                                  f"profile requires {name}=1.0: scale the integer inputs "
-                                                  "(or the result) explicitly instead"))
+                found.append(kernel.attribute_refused(
+                    "GEMM-R6", f"{OP} with integer type {elem}", name, shown(value),
+                    "; ONNX leaves float-times-integer arithmetic undefined, so the profile requires "
+                    f"{name}=1.0: scale the integer inputs (or the result) explicitly instead"))
 
     # GEMM-R1: rank 2, inner dimensions agree. A rule is reported wherever the shapes already
     # establish it, even when some dimensions are symbolic or unknown (PROF-R2 reports those):
@@ -253,18 +253,13 @@ def _sig(t: TensorValue | None) -> TensorSig | None:
     return None if t is None else TensorSig(t.shape, t.dtype)
 
 
+_well_formed = kernel.well_formed
+
+
 def _violations(a, b, c, alpha, beta, trans_a, trans_b) -> list[Violation]:
     sigs = [("A", _sig(a)), ("B", _sig(b))] + ([("C", _sig(c))] if c is not None else [])
     return tensor_shape_violations(OP, sigs) + constraints(
         _sig(a), _sig(b), _sig(c), alpha=alpha, beta=beta, trans_a=int(trans_a), trans_b=int(trans_b))
-
-
-def _refusal(a, b, c, alpha, beta, trans_a, trans_b) -> ProfileViolation:
-    return ProfileViolation(_violations(a, b, c, alpha, beta, trans_a, trans_b))
-
-
-def _well_formed(t: TensorValue | None) -> bool:
-    return t is None or (len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data))
 
 
 def _matrices(a, b, c, trans_a, trans_b):
@@ -324,18 +319,17 @@ def _narrow(dtype: str, x):
 
 
 # GEMM-R1, GEMM-R3, GEMM-R4, GEMM-R5, GEMM-R6: refused inputs raise ProfileViolation (from constraints)
-# (the body checks them itself, with contracts off too; the precondition is for CrossHair)
-@icontract.require(lambda a, b, c, alpha, beta, trans_a, trans_b:
-                   not _violations(a, b, c, alpha, beta, trans_a, trans_b),
-                   "GEMM-R1, GEMM-R3, GEMM-R4, GEMM-R5, GEMM-R6", error=_refusal, enabled=FULL_CONTRACTS)
-@icontract.require(lambda a, b, c: _well_formed(a) and _well_formed(b) and _well_formed(c))
-@icontract.ensure(lambda a, b, trans_a, trans_b, result:                                           # GEMM-R1
-                  result.dtype == a.dtype and len(result.data) == size(result.shape)
-                  and result.shape == (a.shape[1] if trans_a else a.shape[0],
-                                       b.shape[0] if trans_b else b.shape[1]))
-@icontract.ensure(lambda result: _well_formed(result))                                             # GEMM-R3
-@icontract.ensure(lambda a, b, c, alpha, beta, trans_a, trans_b, result:                           # GEMM-R7
-                  _exact_mode_ok(a, b, c, alpha, beta, trans_a, trans_b, result))
+# (the body checks them itself, with contracts off too; the precondition is for CrossHair);
+# well-formed operands and the postconditions are checked on every call (kernel.reference_contracts)
+@kernel.reference_contracts(
+    _violations, "GEMM-R1, GEMM-R3, GEMM-R4, GEMM-R5, GEMM-R6", ("a", "b", "c"),
+    [lambda a, b, trans_a, trans_b, result:                                                        # GEMM-R1
+     result.dtype == a.dtype and len(result.data) == size(result.shape)
+     and result.shape == (a.shape[1] if trans_a else a.shape[0], b.shape[0] if trans_b else b.shape[1]),
+     lambda result: _well_formed(result),                                                          # GEMM-R3
+     lambda a, b, c, alpha, beta, trans_a, trans_b, result:                                        # GEMM-R7
+     _exact_mode_ok(a, b, c, alpha, beta, trans_a, trans_b, result)],
+    always=True)
 def gemm_reference(a: TensorValue, b: TensorValue, c: TensorValue | None = None, *,
                    alpha: float = 1.0, beta: float = 1.0, trans_a: bool = False,
                    trans_b: bool = False) -> TensorValue:
@@ -438,46 +432,32 @@ class _Plan(NamedTuple):
     widen: bool                # A or B is not yet in the accumulation type (astype costs ~0.2 us)
 
 
-_ACCEPTED = AcceptedCalls()
-
-
-def _memo_key(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> tuple | None:
-    """Key of the memo of accepted calls (see signature.AcceptedCalls); None: no memo."""
-    nd, ok = np.ndarray, MEMO_SCALARS
-    if (type(a) is nd and type(b) is nd and (c is None or type(c) is nd) and type(alpha) in ok
-            and type(beta) in ok and type(trans_a) in ok and type(trans_b) in ok and type(mode) in ok
-            and type(opset) in ok):
-        return (a.shape, a.dtype, b.shape, b.dtype, None if c is None else (c.shape, c.dtype),
-                type(alpha), alpha, type(beta), beta, type(trans_a), trans_a, type(trans_b), trans_b,
-                type(mode), mode, type(opset), opset)
-    return None
+_ACCEPTED = kernel.AcceptedCalls()
 
 
 def check_mode(mode: object, fn: str) -> None:
     """TypeError or ValueError unless ``mode`` is one of MODES (``fn``: the kernel's name)."""
     if not isinstance(mode, str):
-        raise TypeError(f"sonnx.{fn}: mode must be a str ('exact' or 'fast'), got {type(mode).__name__}")
+        raise kernel.wrong_type(fn, "mode", "a str ('exact' or 'fast')", mode)
     if mode not in MODES:
         raise ValueError(f"sonnx.{fn}: unknown mode {shown(mode)}; use 'exact' (bit-exact reference "
                          "semantics) or 'fast' (BLAS, within the spec's error bound)")
 
 
-def _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> _Plan:
-    """Every check of ``gemm``'s arguments: TypeError, ValueError (mode) or ProfileViolation,
-    or the plan of the call."""
+def check(a: object, b: object, c: object = None, alpha: object = 1.0, beta: object = 1.0,
+          trans_a: object = False, trans_b: object = False, mode: object = "exact",
+          opset: object = LATEST) -> _Plan:
+    """Every check of ``gemm``'s arguments, without computing: TypeError, ValueError (mode) or
+    ProfileViolation, or the plan of the call."""
     check_mode(mode, "gemm")
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not _is_real_scalar(value):
-            raise TypeError(f"sonnx.gemm: {name} must be a real number (a float32 value), got "
-                            f"{type(value).__name__}")
-    version = kernel_opset(opset, "gemm")
+            raise kernel.wrong_type("gemm", name, "a real number (a float32 value)", value)
     flags = [int(f) if type(f) in (bool, np.bool_) else f for f in (trans_a, trans_b)]
-    sigs = [("A", sig_of_array(a, "gemm", "A")), ("B", sig_of_array(b, "gemm", "B"))]
-    sigs += [("C", sig_of_array(c, "gemm", "C"))] if c is not None else []
+    version, sigs = kernel.arguments("gemm", opset, [("A", a), ("B", b)] + ([("C", c)] if c is not None else []))
     sig_c = sigs[2][1] if c is not None else None
-    raise_if_any(tensor_shape_violations(OP, sigs) + constraints(
-        sigs[0][1], sigs[1][1], sig_c, opset=version, alpha=alpha, beta=beta, trans_a=flags[0],
-        trans_b=flags[1]))
+    kernel.refuse(OP, sigs, constraints(sigs[0][1], sigs[1][1], sig_c, opset=version, alpha=alpha, beta=beta,
+                                        trans_a=flags[0], trans_b=flags[1]))
     name = dtypes.name_of(a.dtype)
     out = dtypes.numpy_dtype(name)
     if not dtypes.is_float(name):
@@ -487,8 +467,11 @@ def _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset) -> _Plan:
                  a.dtype != acc or b.dtype != acc)
 
 
+_check = check      # the name sonnx.c_kernels calls until it calls ``check`` (issue 27's records part)
+
+
 # req: GEMM-R1, GEMM-R7
-@fpenv.guarded     # the proofs' environment: round to nearest even, no FTZ/DAZ
+@kernel.entry
 def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
          beta: float = 1.0, trans_a: bool = False, trans_b: bool = False, mode: str = "exact",
          opset: int = LATEST) -> np.ndarray:
@@ -506,11 +489,7 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
     Raises TypeError for non-array inputs, a non-real alpha or beta, a non-integer opset or a
     non-str mode, and ValueError for an unknown mode.
     """
-    key = _memo_key(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
-    plan = _ACCEPTED.get(key) if key is not None else None
-    if plan is None:
-        plan = _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
-        _ACCEPTED.remember(key, plan)
+    plan = kernel.checked(_ACCEPTED, check, a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
     return _apply(plan, a, b, c, alpha, beta)
 
 
@@ -552,7 +531,7 @@ def bind(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
     ``b``, ``c`` (only their signatures are read). The caller guarantees those signatures and
     runs it under fpenv.guarded (sonnx.run.session.Session does both); the arithmetic is
     gemm's own (_apply)."""
-    plan = _check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
+    plan = check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
 
     def bound(a, b, c=None):
         return _apply(plan, a, b, c, alpha, beta)

@@ -1,0 +1,244 @@
+"""The skeleton of every kernel in sonnx/ops: what each operator module would otherwise write again.
+
+An operator module declares only what is its own: its constraint function, its element function
+or reference loop with the contracts that state its semantics, and its arithmetic. Here, once:
+
+- one helper per kind of refusal, each with its one text: a Python argument of the wrong type
+  (``wrong_type``: TypeError), an opset without the operator (``version_in_force``), an attribute
+  the profile refuses (``attribute_refused``, ``legacy_attribute``), and the profile's violations
+  of a kernel call raised together (``refuse``: ProfileViolation);
+- the arguments of a kernel call read as the constraint functions see them (``arguments``: the
+  opset as an int, each array's signature);
+- the memo of accepted calls (``checked``, ``AcceptedCalls``): a kernel's checks run once per
+  call signature;
+- the contract stacks: ``reference_contracts`` for a reference kernel over TensorValue,
+  ``element_contracts`` for an element function;
+- ``entry``: the guard of a public kernel (the proofs' floating-point environment).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Callable, Sequence
+
+import icontract
+import numpy as np
+
+from .. import dtypes, fpenv
+from ..errors import ProfileViolation, Violation, raise_if_any
+from ..profile import kernel_opset
+from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
+from ..semantics.values import is_element_of
+from .signature import TensorSig, tensor_shape_violations
+
+
+# ---------------------------------------------------------------- refusals, one helper per kind
+def wrong_type(fn: str, what: str, expected: str, got: object, way_out: str = "") -> TypeError:
+    """A Python argument of the wrong type: ``sonnx.<fn>: <what> must be <expected>, got <type>``,
+    then the way out when there is one."""
+    return TypeError(f"sonnx.{fn}: {what} must be {expected}, got {type(got).__name__}{way_out}")
+
+
+# req: @typed
+def version_in_force(op: str, opset: int, rule: str) -> tuple[int | None, list[Violation]]:
+    """The version of ``op`` in force under ``opset``, or None and the refusal (under the
+    operator's typed rule ``rule``) when that opset has no such operator yet."""
+    version = dtypes.since_version(op, opset)
+    if version is None:
+        first = dtypes.versions(op)[0]
+        return None, [Violation(rule, f"opset {opset} has no {op}; import opset {first} or later")]
+    return version, []
+
+
+def attribute_refused(rule: str, node: str, name: str, value: str, why: str) -> Violation:
+    """An attribute value the profile refuses: ``<node> has <name>=<value><why>``, ``why`` going
+    on with "; " or ", " (``node`` names the operator as the rule reads it: "Gemm", "Mul-7",
+    "Gemm with integer type int32"; ``value`` is shown as the message shows it)."""
+    return Violation(rule, f"{node} has {name}={value}{why}")
+
+
+def legacy_attribute(rule: str, node: str, name: str, what: str, way_out: str) -> Violation:
+    """An attribute of an early version that the profile's operator does not take."""
+    return Violation(rule, f"{node} has the legacy attribute {name} ({what}); {way_out}")
+
+
+# req: PROF-R2
+def refuse(op: str, sigs: Sequence[tuple[str, TensorSig]], found: list[Violation]) -> None:
+    """ProfileViolation for a kernel call with every violation at once: PROF-R2 of each dense
+    array (the kernels check it here, the validator where each tensor is defined), then the
+    operator's own ``found``."""
+    raise_if_any(tensor_shape_violations(op, list(sigs)) + found)
+
+
+# ---------------------------------------------------------------- the arguments of a kernel call
+def _is_sparse(x: object) -> bool:
+    module = type(x).__module__ or ""
+    return module.startswith(("scipy.sparse", "sparse.")) or type(x).__name__ == "SparseTensorProto"
+
+
+# req: @dense, @typed
+def sig_of_array(x: object, op: str, what: str) -> TensorSig:
+    """Signature of a kernel argument; TypeError for anything that is not a dense array.
+
+    Sparse objects are let through as sparse signatures so that the constraint function
+    reports them under their requirement ID.
+    """
+    if _is_sparse(x):
+        return TensorSig(shape=None, elem_type=None, sparse=True)
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"sonnx.{op}: {what} is a masked array; its mask would be ignored. "
+                        f"Pass numpy.ma.getdata(x) or fill the masked values first")
+    if not isinstance(x, np.ndarray):
+        raise wrong_type(op, what, "a numpy.ndarray", x, "; wrap it with numpy.asarray(x, dtype=...) "
+                                                         "choosing the element type explicitly")
+    return TensorSig(shape=tuple(int(d) for d in x.shape), elem_type=dtypes.name_of(x.dtype))
+
+
+def arguments(fn: str, opset: object, arrays: Sequence[tuple[str, object]]
+              ) -> tuple[int, list[tuple[str, TensorSig]]]:
+    """A kernel call's ``opset`` as an int (TypeError, or PROF-R3's ProfileViolation) and the
+    signature of each array argument, in order (TypeError for one that is not an array)."""
+    version = kernel_opset(opset, fn)
+    return version, [(what, sig_of_array(x, fn, what)) for what, x in arrays]
+
+
+# ---------------------------------------------------------------- memo of accepted calls
+# A kernel's checks cost microseconds; a model calls a kernel with the same few signatures over
+# and over. The memo remembers calls that were *accepted*, keyed by what the checks read: the
+# exact type and shape/dtype of each array and the exact type and value of each other argument.
+# The type is part of the key because equal values of different types get different verdicts
+# (trans_a=1 is accepted, trans_a=1.0 refused, and 1 == 1.0 with one hash). Only the types
+# below take part: their == is value equality, so equal keys mean the same verdict. Refusals
+# are not remembered: they are recomputed (and their messages rebuilt) every time.
+MEMO_SCALARS = frozenset({bool, int, float, str, type(None), np.bool_, np.float16, np.float32,
+                          np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                          np.uint32, np.uint64})
+MEMO_SIZE = 1024     # bounded: a long-running caller with endless new shapes starts over
+
+
+class AcceptedCalls(dict):
+    """key -> what the kernel derived from the accepted call (its plan), for one kernel."""
+
+    every: list["AcceptedCalls"] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        AcceptedCalls.every.append(self)
+
+    def remember(self, key: tuple | None, plan: object) -> None:
+        if key is not None:
+            if len(self) >= MEMO_SIZE:
+                self.clear()
+            self[key] = plan
+
+
+def clear_memos() -> None:
+    """Forget every accepted call (tests compare verdicts with those of a fresh process)."""
+    for memo in AcceptedCalls.every:
+        memo.clear()
+
+
+def memo_key(*args: object) -> tuple | None:
+    """Key of a call in a memo of accepted calls; None (no memo) when an argument is neither an
+    ndarray nor of a type in MEMO_SCALARS. An array counts by shape and dtype, anything else by
+    exact type and value."""
+    key = []
+    for x in args:
+        t = type(x)
+        if t is np.ndarray:
+            key.append((x.shape, x.dtype))
+        elif t in MEMO_SCALARS:
+            key.append((t, x))
+        else:
+            return None
+    return tuple(key)
+
+
+# req: @operators
+def checked(memo: AcceptedCalls, check: Callable, *args: object) -> object:
+    """``check(*args)``'s plan for the call: from the memo when an equal call was accepted
+    before, else computed (a refusal raises and is not remembered). A plan is never None."""
+    key = memo_key(*args)
+    plan = memo.get(key) if key is not None else None
+    if plan is None:
+        plan = check(*args)
+        memo.remember(key, plan)
+    return plan
+
+
+# ---------------------------------------------------------------- contracts
+def well_formed(t: TensorValue | None) -> bool:
+    """An absent optional operand, or a tensor whose data has its shape's size, every element a
+    value of its type."""
+    return t is None or (len(t.data) == size(t.shape) and all(is_element_of(t.dtype, v) for v in t.data))
+
+
+def _condition(body: Callable[..., object], names: Sequence[str]) -> Callable[..., object]:
+    """``body`` as a contract condition of the arguments ``names`` (icontract and CrossHair pass a
+    condition the arguments its signature names, by keyword)."""
+    def condition(**kwargs):
+        return body(**kwargs)
+    condition.__signature__ = inspect.Signature(      # type: ignore[attr-defined]
+        [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names])
+    return condition
+
+
+# req: @operators
+def reference_contracts(refused: Callable[..., list[Violation]], ids: str, operands: Sequence[str],
+                        posts: Sequence[Callable], full_posts: Sequence[Callable] = (), *,
+                        always: bool = False) -> Callable[[Callable], Callable]:
+    """The contract stack of a reference kernel, outermost first:
+
+    - no violation: ``refused`` (named like the kernel's parameters) finds none, described by
+      ``ids``; a refused call raises ProfileViolation. The body checks the requirements itself,
+      so that they hold with contracts off; this precondition is attached with
+      SONNX_CONTRACTS=full, for CrossHair, which reads it to know which inputs are admissible;
+    - every operand in ``operands`` well formed (always checked when ``always``, else with
+      SONNX_CONTRACTS=full);
+    - the postconditions ``posts`` (always checked), then ``full_posts`` (SONNX_CONTRACTS=full),
+      each in the order given.
+    """
+    names = list(inspect.signature(refused).parameters)
+    admissible = _condition(lambda **kw: not refused(**kw), names)
+    refusal = _condition(lambda **kw: ProfileViolation(refused(**kw)), names)
+    operands_ok = _condition(lambda **kw: all(well_formed(kw[n]) for n in operands), operands)
+
+    def attach(fn: Callable) -> Callable:
+        for post in reversed(full_posts):
+            fn = icontract.ensure(post, enabled=FULL_CONTRACTS)(fn)
+        for post in reversed(posts):
+            fn = icontract.ensure(post)(fn)
+        # icontract checks the lower precondition first: the operands before the requirements
+        fn = icontract.require(operands_ok, enabled=always or FULL_CONTRACTS)(fn)
+        return icontract.require(admissible, ids, error=refusal, enabled=FULL_CONTRACTS)(fn)
+    return attach
+
+
+def element_contracts(type_set: frozenset[str], spec: Callable, arity: int) -> Callable[[Callable], Callable]:
+    """The contracts of an element function ``f(T, x)`` or ``f(T, x, y)`` (``arity`` values),
+    attached with SONNX_CONTRACTS=full: T is in ``type_set``, the values are values of T, and the
+    result r meets ``spec(T, x[, y], r)``."""
+    values = ("x", "y")[:arity]
+
+    def attach(fn: Callable) -> Callable:
+        if not FULL_CONTRACTS:
+            return fn
+
+        # icontract checks the lower precondition first: the type before its values
+        @icontract.require(_condition(lambda dtype, **kw: all(is_element_of(dtype, kw[n]) for n in values),
+                                      ("dtype", *values)))
+        @icontract.require(lambda dtype: dtype in type_set)
+        @icontract.ensure(_condition(lambda dtype, result, **kw: spec(dtype, *(kw[n] for n in values), result),
+                                     ("dtype", *values, "result")))
+        @functools.wraps(fn)
+        def element(dtype: str, *xs):
+            return fn(dtype, *xs)
+        return element
+    return attach
+
+
+# ---------------------------------------------------------------- the public kernel
+def entry(kernel: Callable) -> Callable:
+    """A public kernel: run in the proofs' floating-point environment (round to nearest even, no
+    FTZ/DAZ), the caller's restored after (sonnx.fpenv)."""
+    return fpenv.guarded(kernel)
