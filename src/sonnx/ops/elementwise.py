@@ -250,9 +250,11 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
     """
     accepted = kernel.AcceptedCalls()
 
+    def check_call(a: object, b: object, opset: object) -> bool:
+        return check(op, prefix, a, b, opset)
+
     def public(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> np.ndarray:
-        quiet = kernel.checked(accepted, lambda a, b, opset: check(op, prefix, a, b, opset), a, b, opset)
-        return _apply(ufunc, quiet, a, b)
+        return _apply(ufunc, kernel.checked(accepted, check_call, a, b, opset), a, b)
 
     public.__name__ = public.__qualname__ = op.lower()
     public.__doc__ = doc + _REFUSALS
