@@ -42,6 +42,12 @@ def raise_if_any(violations: list[Violation]) -> None:
         raise ProfileViolation(violations)
 
 
+def wrong_type(fn: str, what: str, expected: str, got: object, way_out: str = "") -> TypeError:
+    """The one text of a kernel argument of the wrong Python type: ``sonnx.<fn>: <what> must be
+    <expected>, got <type>``, then the way out when there is one."""
+    return TypeError(f"sonnx.{fn}: {what} must be {expected}, got {type(got).__name__}{way_out}")
+
+
 def shown(value: object, limit: int = 80) -> str:
     """``repr(value)`` for a message, bounded: an argument is untrusted, and its repr may be huge
     (an int of 10**5000 digits even raises ValueError), or may raise anything."""

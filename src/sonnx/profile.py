@@ -4,7 +4,7 @@ from __future__ import annotations
 import numbers
 from typing import Container, Sequence
 
-from .errors import Violation, raise_if_any, shown
+from .errors import Violation, raise_if_any, shown, wrong_type
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 # A flat index must fit a signed 32-bit integer: bounds memory and keeps index arithmetic
@@ -81,8 +81,8 @@ def kernel_opset(opset: object, op: str) -> int:
     """A kernel's ``opset`` argument as an int: TypeError for anything but an integer (a bool
     or a string is a mistake, not a version), ProfileViolation (PROF-R3) outside the range."""
     if isinstance(opset, bool) or not isinstance(opset, numbers.Integral):
-        raise TypeError(f"sonnx.{op}: opset must be an integer (the default-domain opset version, "
-                        f"1 to {MAX_KNOWN_OPSET}), got {type(opset).__name__}")
+        raise wrong_type(op, "opset", f"an integer (the default-domain opset version, 1 to {MAX_KNOWN_OPSET})",
+                         opset)
     version = int(opset)
     raise_if_any(opset_range_violations(version, f"sonnx.{op} was given opset {shown(version)}, which"))
     return version

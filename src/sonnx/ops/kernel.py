@@ -25,7 +25,7 @@ import icontract
 import numpy as np
 
 from .. import dtypes, fpenv
-from ..errors import ProfileViolation, Violation, raise_if_any
+from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..profile import kernel_opset
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
 from ..semantics.values import is_element_of
@@ -33,10 +33,8 @@ from .signature import TensorSig, tensor_shape_violations
 
 
 # ---------------------------------------------------------------- refusals, one helper per kind
-def wrong_type(fn: str, what: str, expected: str, got: object, way_out: str = "") -> TypeError:
-    """A Python argument of the wrong type: ``sonnx.<fn>: <what> must be <expected>, got <type>``,
-    then the way out when there is one."""
-    return TypeError(f"sonnx.{fn}: {what} must be {expected}, got {type(got).__name__}{way_out}")
+# wrong_type (errors.py, core: profile.kernel_opset writes the opset's with it too): a Python
+# argument of the wrong type, as TypeError
 
 
 # req: @typed
