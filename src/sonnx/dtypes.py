@@ -44,26 +44,6 @@ ARITHMETIC_TYPE_SETS = {
 }
 
 
-# The three functions below read the operator registry (sonnx/ops/registry.py), imported when
-# first called: the operator modules import this one.
-def versions(op: str) -> list[int]:
-    """The since-versions of an operator that the profile knows, ascending."""
-    from .ops.registry import operator
-    return list(operator(op).versions)
-
-
-@lru_cache(maxsize=256)
-def since_version(op: str, opset: int) -> int | None:
-    """The operator version in force under an imported opset, or None if there is none."""
-    from .ops.registry import operator
-    return operator(op).since_version(opset)
-
-
-def type_set(op: str, version: int) -> frozenset[str]:
-    from .ops.registry import operator
-    return operator(op).type_sets[version]
-
-
 @lru_cache(maxsize=256)  # dtype.name formats a string each time; kernels call this per call
 def name_of(dtype: np.dtype) -> str:
     """ONNX name of a numpy dtype; non-profile dtypes keep their numpy name (e.g. "bool")."""

@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import sonnx
-import sonnx.reference
+import sonnx.onnx_reference
 from sonnx.ops.gemm_bound import outside_bound
 from sonnx.run import executor, hexfloat
 
@@ -75,8 +75,8 @@ def test_fast_mode_is_within_gemm_r7_bound_node_by_node(model):
 @pytest.mark.parametrize("model", [m for _, m in MODELS], ids=MLP_IDS)
 def test_reference_evaluator_with_sonnx_ops_gives_sonnx_run_bits(model, mode):
     from onnx.reference import ReferenceEvaluator
-    ev = ReferenceEvaluator(model, new_ops=sonnx.reference.new_ops(mode))
-    assert {type(n).__module__ for n in ev.rt_nodes_} == {"sonnx.reference"}   # none of onnx's own
+    ev = ReferenceEvaluator(model, new_ops=sonnx.onnx_reference.new_ops(mode))
+    assert {type(n).__module__ for n in ev.rt_nodes_} == {"sonnx.onnx_reference"}   # none of onnx's own
     for feed in inputs(model):
         ours = sonnx.run(model, feed, mode=mode)
         theirs = dict(zip([o.name for o in model.graph.output], ev.run(None, feed)))
@@ -86,7 +86,7 @@ def test_reference_evaluator_with_sonnx_ops_gives_sonnx_run_bits(model, mode):
 
 def test_new_ops_refuses_an_unknown_mode():
     with pytest.raises(ValueError, match="unknown mode 'quick'"):
-        sonnx.reference.new_ops("quick")
+        sonnx.onnx_reference.new_ops("quick")
 
 
 # ---------------------------------------------------------------- 16-bit floats, text inputs

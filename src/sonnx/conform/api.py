@@ -8,7 +8,7 @@ from typing import Callable
 
 import onnx
 
-from . import check as bitcheck
+from . import bitcheck
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
                       inferred_types, materialise_broadcasts, pin_dims, symbolic_names, tidy_declarations)
 
@@ -47,7 +47,7 @@ def load(model_or_path) -> tuple[str, onnx.ModelProto]:
 
 def _utf8_only(model: onnx.ModelProto, data: bytes | None, shown: str) -> None:
     """Names that are not UTF-8 are refused: conform would have to choose a spelling for them."""
-    from ..validate import text
+    from .. import text
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     bad = text.clean_model(probe, data)

@@ -13,7 +13,7 @@ from itertools import chain
 
 from ..output import config_input, error, write
 from ..output_files import clash, model_inputs, replacing, unwritable
-from ..validate.text import neutral, shown_path
+from ..text import neutral, shown_path
 
 PROG = "sonnx conform"
 

@@ -16,7 +16,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from .. import dtypes
+from ..ops import registry
 from . import wire
 
 ELEMENTWISE = ("Mul", "Add", "Sub")
@@ -396,7 +396,7 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
         if node.domain not in ("", "ai.onnx") or op not in _RULE_PREFIX:
             continue
         rule = f"{_RULE_PREFIX[op]}-R4"
-        version = dtypes.since_version(op, opset) if opset is not None else None
+        version = registry.since_version(op, opset) if opset is not None else None
         if version is None or version < 7:
             # before version 7 a broadcast follows the legacy broadcast/axis attributes, not
             # numpy's rule: storing numpy's expansion could change the result

@@ -28,7 +28,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any
 from ..profile import kernel_opset
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 from ..semantics.values import is_element_of
-from . import symdims
+from . import registry, symdims
 from .signature import (MEMO_SCALARS, AcceptedCalls, TensorSig, dense_and_typed, sig_of_array,
                         static_shape, tensor_shape_violations)
 
@@ -60,7 +60,7 @@ def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
     compared only when both are static: an unknown or symbolic one is PROF-R2's to report.
     """
     r1, r2, r3, r4 = rule_ids(prefix)
-    version = dtypes.since_version(op, opset)
+    version = registry.since_version(op, opset)
     if version is None:
         return [Violation(r3, f"opset {opset} has no {op}; import opset 1 or later")]
     found = dense_and_typed(op, version, [("A", a), ("B", b)], dense_rule=r2, type_rule=r3)

@@ -104,7 +104,7 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     of Gemm-1 and Gemm-6 (None when absent). Shapes are given as stored (before transA/transB).
     """
     found: list[Violation] = []
-    version = dtypes.since_version(OP, opset)
+    version = OPERATOR.since_version(opset)
     if version is None:
         return [Violation("GEMM-R3", f"opset {opset} has no Gemm; import opset 1 or later")]
     inputs = [("A", a), ("B", b)] + ([("C", c)] if c is not None else [])
@@ -112,7 +112,7 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     # GEMM-R2 (dense) and GEMM-R3 (one element type of the version's type set)
     found.extend(dense_and_typed(OP, version, inputs, dense_rule="GEMM-R2", type_rule="GEMM-R3",
                                  hint=_type_hint))
-    allowed = dtypes.type_set(OP, version)
+    allowed = OPERATOR.type_sets[version]
 
     # GEMM-R5: attributes and required inputs per version
     for name, value in (("transA", trans_a), ("transB", trans_b)):

@@ -83,7 +83,7 @@ def _broadcasts(a: tuple, b: tuple) -> bool:
 
 def constraints(a: TensorSig, b: TensorSig, *, opset: int = LATEST) -> list[Violation]:
     """Every profile violation of a MatMul node with inputs ``a`` and ``b`` under ``opset``."""
-    version = dtypes.since_version(OP, opset)
+    version = OPERATOR.since_version(opset)
     if version is None:
         return [Violation("MATMUL-R3", f"opset {opset} has no MatMul; import opset 1 or later")]
     # MATMUL-R2 (dense) and MATMUL-R3 (one element type of the version's type set)

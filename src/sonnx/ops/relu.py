@@ -43,7 +43,7 @@ def constraints(x: TensorSig, *, opset: int, consumed_inputs: object = None) -> 
     ``consumed_inputs`` is Relu-1's legacy attribute (None when absent). Y's shape is X's by
     construction (ONNX's inference and the kernels), so R1 is checked here as X being dense.
     """
-    version = dtypes.since_version(OP, opset)
+    version = OPERATOR.since_version(opset)
     if version is None:
         return [Violation("RELU-R2", f"opset {opset} has no {OP}; import opset 1 or later")]
     found = dense_and_typed(OP, version, [("X", x)], dense_rule="RELU-R1", type_rule="RELU-R2",

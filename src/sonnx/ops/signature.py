@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import Violation
 from ..profile import Dim, shape_violations
+from . import registry
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], 
     found = [Violation(dense_rule, f"{op} input {what} is sparse; the profile accepts dense tensors "
                                    "only: densify it before the model (e.g. x.toarray())")
              for what, t in inputs if t.sparse]
-    allowed = dtypes.type_set(op, version)
+    allowed = registry.type_set(op, version)
     for what, t in inputs:
         if t.sparse:
             continue

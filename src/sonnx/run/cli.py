@@ -17,7 +17,7 @@ from itertools import chain
 from .. import __version__, fpenv
 from ..output import config_input, error, write
 from ..output_files import clash, model_inputs, replacing
-from ..validate.text import neutral, shown_path
+from ..text import neutral, shown_path
 
 PROG = "sonnx run"
 

@@ -63,7 +63,7 @@ def _takes_mode(op_type: str) -> bool:
 def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, opset: int | None = None) -> np.ndarray:
     """One node: the registry's kernel of ``op_type`` on ``args``, with the node's attributes
     (ONNX names) and the model's opset; ``mode`` goes to the kernels that have one (Gemm, MatMul).
-    Shared by the executor and the onnx.reference operators of sonnx.reference."""
+    Shared by the executor and the onnx.reference operators of sonnx.onnx_reference."""
     op = operator(op_type)
     names = KERNEL_ATTRIBUTES.get(op_type, {})
     kwargs = {names[k]: v for k, v in attrs.items() if k in names}

@@ -9,7 +9,7 @@ from typing import Sequence
 from .. import requirements
 from ..colour import paint
 from .report import ONNX_CATEGORIES, Report
-from .text import neutral, path_uri
+from ..text import neutral, path_uri
 
 JSON_SCHEMA_ID = "sonnx-validate-report/1"
 

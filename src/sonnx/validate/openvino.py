@@ -33,7 +33,8 @@ from ..ops.registry import operators
 from ..ops.signature import TensorSig
 from ..profile import Dim, shape_violations
 from . import openvino_shapes as shapes
-from . import reader, rules, text
+from .. import text
+from . import reader, rules
 from .report import Finding, Report
 
 IR_VERSIONS = frozenset({10, 11})
