@@ -15,6 +15,7 @@ from onnx import TensorProto, helper
 
 import sonnx
 import sonnx.onnx_reference
+from sonnx.ops.registry import operator
 from sonnx.ops.gemm_bound import outside_bound
 from sonnx.run import executor, hexfloat
 
@@ -63,8 +64,8 @@ def test_fast_mode_is_within_gemm_r7_bound_node_by_node(model):
         values = executor.run_graph(loaded, feed, "fast", keep_all=True)
         for node in model.graph.node:
             if node.op_type in ("Gemm", "MatMul"):
-                attrs = executor._attributes(node)
-                kw = {executor.KERNEL_ATTRIBUTES["Gemm"][k]: v for k, v in attrs.items()}
+                attrs = executor.attributes(node)
+                kw = {operator(node.op_type).kernel_attributes[k]: v for k, v in attrs.items()}
                 args = [values[n] for n in node.input if n]
                 c = args[2] if len(args) > 2 else None
                 assert outside_bound(values[node.output[0]], args[0], args[1], c, **kw) == []

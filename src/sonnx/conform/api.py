@@ -8,6 +8,7 @@ from typing import Callable
 
 import onnx
 
+from ..ops.registry import operators
 from . import bitcheck
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
                       inferred_types, materialise_broadcasts, pin_dims, symbolic_names, tidy_declarations)
@@ -77,7 +78,8 @@ def _why(f, blockers: list[Blocker], model: onnx.ModelProto, types: dict) -> str
                 "model that needs it stays outside the profile")
     if f.rule == "PROF-R2":
         return _prof_r2_why(f, model, types)
-    if f.rule.endswith("-R4") and f.op_type in ("Gemm", "Mul", "Add", "Sub"):
+    record = operators().get(f.op_type)
+    if record is not None and record.conform is not None and f.rule == record.conform.rule:
         return ("no operand conform could store expanded: only a constant (initializer or Constant "
                 "node) broadcast to a static result shape is rewritten")
     return (f"conform has no rewrite for {f.rule}: any would change the model's arithmetic "

@@ -302,3 +302,9 @@ def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
         quiet = _check(op, prefix, a, b, opset)
         return lambda a, b: _apply(ufunc, quiet, a, b)
     return bind
+
+
+def check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
+    """Every check of a same-shape binary kernel's arguments (TypeError or ProfileViolation;
+    True when accepted): the operators' public ``check``, which their C wrappers run too."""
+    return _check(op, prefix, a, b, opset)

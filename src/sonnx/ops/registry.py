@@ -12,9 +12,9 @@ use because each operator module imports ``Operator`` from here.
 from __future__ import annotations
 
 import importlib
+import posixpath
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import Violation
@@ -45,8 +45,8 @@ class CEntry:
 class CBinding:
     """An operator's C kernels: the extracted source, its proof, the entry points and the Python
     function that checks the operands as the Python kernel does and calls them."""
-    source: str                     # the extracted C file in sonnx/c/
-    proof: str                      # the proof file tools/extract-c extracts it from
+    source: str | None              # the extracted C file in sonnx/c/ (None: it runs another's)
+    proof: str | None               # the proof file tools/extract-c extracts it from
     entries: tuple[CEntry, ...]
     wrapper: Callable               # exported as sonnx.c_kernels.<stem>
     # C functions that are not entry points (clones the entry points call): name -> (proof
@@ -106,7 +106,7 @@ class Operator:
     @property
     def stem(self) -> str:
         """The operator's module name in sonnx/ops (its files are named after it)."""
-        return PurePosixPath(self.spec).stem
+        return posixpath.splitext(posixpath.basename(self.spec))[0]
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -145,6 +145,11 @@ def operators() -> dict[str, Operator]:
 def operator(name: str) -> Operator:
     """The profile operator ``name`` (KeyError when it is not one)."""
     return operators()[name]
+
+
+def first_shape(shapes: Sequence[tuple[int, ...]], keywords: Mapping[str, Any]) -> tuple[int, ...]:
+    """``output_shape`` of an operator whose result has its (first) operand's shape."""
+    return tuple(shapes[0])
 
 
 def by_stem(stem: str) -> Operator:
