@@ -3,7 +3,7 @@
 ``import sonnx`` loads almost nothing: each kernel (``sonnx.gemm``, ...; with numpy) is loaded on
 its first use. The validator (and with it onnx) is loaded on the first use of ``sonnx.validate``
 (``sonnx.conform``, ``sonnx.run`` and ``sonnx.Session``, the executor of sonnx/run/, likewise);
-llvmlite on the first exact float Gemm (ops/gemm_fold.py).
+llvmlite on the first exact float matrix product (the matrix operators' fold).
 """
 import importlib.util
 import sys

@@ -133,7 +133,7 @@ def _fingerprint(src: Path, cc: str) -> str:
 
 
 # Each C function, the WhyML function it is extracted from (same name) and the requirement IDs
-# of that function's goal, from the records; tests/c/test_manifest.py checks this table against
+# of that function's goal, from the records; tests/c/test_extraction.py checks this table against
 # the committed C, the header and the (* req: ... *) annotations of proofs/, so the trace's code
 # sites for these IDs lead from the requirement to the C and its proof.
 KERNELS = {e.name: (e.proof, e.theory, e.ids) for b in _BINDINGS for e in b.entries}

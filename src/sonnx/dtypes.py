@@ -34,7 +34,7 @@ _BY_NUMPY_NAME = {dt.name: name for name, (dt, *_rest) in _TYPES.items()}
 IEEE_FLOATS = frozenset({"float16", "float", "double"})
 WIDE_INTS = frozenset({"int32", "int64", "uint32", "uint64"})
 NARROW_INTS = frozenset({"int8", "int16", "uint8", "uint16"})
-# since_version -> element types of ONNX's arithmetic operators (Add, Sub, Mul, Div share them)
+# since_version -> element types of ONNX's binary arithmetic operators (they share them)
 ARITHMETIC_TYPE_SETS = {
     1: IEEE_FLOATS,
     6: IEEE_FLOATS | WIDE_INTS,

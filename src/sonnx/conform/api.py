@@ -18,7 +18,8 @@ SCHEMA = "sonnx-conform-report/1"
 
 def load(model_or_path) -> tuple[str, onnx.ModelProto]:
     """(shown name, a copy of the model with its weights); ConformError when it cannot be read."""
-    from ..validate import reader, text
+    from .. import text
+    from ..validate import reader
     if isinstance(model_or_path, onnx.ModelProto):
         if not model_or_path.HasField("graph"):
             raise ConformError("the ModelProto holds no graph")

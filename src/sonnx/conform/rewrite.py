@@ -356,8 +356,8 @@ def _unpinned_reason(op: str, what: str, name: str, out: tuple, constant: bool, 
 
 
 def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
-    """Gemm C and Mul/Add/Sub operands that are constants of a shape broadcast to the node's
-    result: each gets an initializer of the full shape (one per source and target shape, shared
+    """The operands a record's ``conform`` names (sonnx.ops.registry.ConformRule) that are
+    constants of a shape broadcast to the node's result: each gets an initializer of the full shape (one per source and target shape, shared
     by the nodes that need it; the original is removed once nothing reads it)."""
     g = model.graph
     sh = shapes(model)

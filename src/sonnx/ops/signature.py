@@ -29,7 +29,7 @@ def _is_sparse(x: object) -> bool:
     return module.startswith(("scipy.sparse", "sparse.")) or type(x).__name__ == "SparseTensorProto"
 
 
-# req: MUL-R2, MUL-R3, ADD-R2, ADD-R3, SUB-R2, SUB-R3, GEMM-R2, GEMM-R3
+# req: @dense, @typed
 def sig_of_array(x: object, op: str, what: str) -> TensorSig:
     """Signature of a kernel argument; TypeError for anything that is not a dense array.
 
@@ -47,7 +47,7 @@ def sig_of_array(x: object, op: str, what: str) -> TensorSig:
     return TensorSig(shape=tuple(int(d) for d in x.shape), elem_type=dtypes.name_of(x.dtype))
 
 
-# req: MUL-R1, MUL-R4, ADD-R1, ADD-R4, SUB-R1, SUB-R4, GEMM-R1, GEMM-R4
+# req: @same-shape, @no-broadcast
 def static_shape(t: TensorSig) -> bool:
     """A dense tensor whose every dimension is an integer (what shapes can be compared on)."""
     return not t.sparse and t.shape is not None and all(
@@ -62,7 +62,7 @@ def tensor_shape_violations(op: str, inputs: list[tuple[str, TensorSig]]) -> lis
     return [v for what, t in inputs if not t.sparse for v in shape_violations(t.shape, f"{op} input {what}")]
 
 
-# req: MUL-R2, MUL-R3, ADD-R2, ADD-R3, SUB-R2, SUB-R3, GEMM-R2, GEMM-R3
+# req: @dense, @typed
 def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], *, dense_rule: str,
                     type_rule: str, hint: Callable[[str], str] = lambda elem: "") -> list[Violation]:
     """The two rules every profile operator shares, under its own requirement IDs: inputs are
