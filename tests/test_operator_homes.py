@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import importlib
 import re
 import shutil
 from pathlib import Path
@@ -143,11 +144,14 @@ def test_no_shared_module_of_the_package_names_an_operator():
     assert operator_mentions(ROOT, files) == []
 
 
+@pytest.mark.req("PROF-R1")
 def test_every_operator_has_a_home_in_the_package():
+    """Each record's stem is its module (a file or a package) and its spec page, so the home
+    patterns built from it match the operator's real files."""
     for name, op in operators().items():
         assert (ROOT / f"src/sonnx/ops/{op.stem}.py").exists() or (ROOT / f"src/sonnx/ops/{op.stem}").is_dir(), name
-        assert (ROOT / f"src/sonnx/ops/{op.stem}.py").as_posix().endswith(".py")
-        assert f"src/sonnx/ops/{op.stem}.py" in op.files
+        assert (ROOT / op.spec).exists() and op.spec == f"spec/{op.stem}.md", name
+        assert importlib.import_module(f"sonnx.ops.{op.stem}").OPERATOR is op, name
 
 
 def _copy_of(tmp_path: Path, rel: str) -> Path:
@@ -157,6 +161,7 @@ def _copy_of(tmp_path: Path, rel: str) -> Path:
     return dest
 
 
+@pytest.mark.req("PROF-R1")
 @pytest.mark.parametrize("plant, what", [
     ('\nX = "{name}"\n', "op_type"),
     ("\n# the bound of {prefix}-R7\n", "requirement ID"),
@@ -174,6 +179,7 @@ def test_the_home_check_fails_on_a_planted_name(tmp_path, plant, what):
     assert found and all(what in f for f in found), found
 
 
+@pytest.mark.req("PROF-R1")
 def test_a_docstring_naming_an_op_type_is_left_to_review(tmp_path):
     rel = "src/sonnx/run/executor.py"
     name = next(iter(operators()))
@@ -182,6 +188,7 @@ def test_a_docstring_naming_an_op_type_is_left_to_review(tmp_path):
     assert operator_mentions(tmp_path, [rel]) == []
 
 
+@pytest.mark.req("PROF-R1")
 def test_an_operator_home_is_not_shared():
     op = next(iter(operators().values()))
     files = shared_files(ROOT, SRC)
@@ -232,12 +239,14 @@ def _package_files(root: Path) -> list[str]:
             if "__pycache__" not in p.parts]
 
 
+@pytest.mark.req("PROF-R1")
 def test_layers_import_one_way():
     files = _package_files(ROOT)
     assert len(files) > 50
     assert layer_violations(ROOT, files) == []
 
 
+@pytest.mark.req("PROF-R1")
 @pytest.mark.parametrize("rel, plant", [
     ("src/sonnx/dtypes.py", "\ndef f():\n    from .ops.registry import operator\n"),
     ("src/sonnx/output.py", "\nfrom .validate.report import Finding\n"),
