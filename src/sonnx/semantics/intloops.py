@@ -1,4 +1,4 @@
-# Integer loops of the Mul kernel, in the subset of Python that Why3 1.5.1 verifies.
+# Integer loops of the element-wise and matrix kernels, in the subset of Python Why3 1.5.1 verifies.
 #
 # Proved with:  why3 -C proofs/why3.conf prove -P cvc5 -a split_vc src/sonnx/semantics/intloops.py
 # (tools/prove does it, with z3 and z3noauto as fall-backs, records every VC in
@@ -109,7 +109,7 @@ def mul_wrap(a: list[int], b: list[int], bits: int, signed: bool) -> list[int]:
     return c
 
 
-# --- Gemm (integer T) -----------------------------------------------------------------------
+# --- the matrix product (integer T) ---------------------------------------------------------
 # `dot` is the specification only: the exact (unbounded) sum of the first l products
 # x[0]*y[0] + ... + x[l-1]*y[l-1]. `#@ function` makes Why3 read it as a logic function (a
 # `let rec function` with the variant below); CPython can call it too, but no kernel does.
