@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from onnx import defs
 
+from sonnx.ops import registry
 from sonnx import dtypes
 from sonnx.ops.registry import operators
 
@@ -17,20 +18,20 @@ def test_type_sets_match_onnx_schemas(op, version):
     schema = defs.get_schema(op.name, version)
     assert schema.since_version == version
     allowed = {s[len("tensor("):-1] for s in schema.type_constraints[0].allowed_type_strs}
-    assert dtypes.type_set(op.name, version) == allowed
+    assert registry.type_set(op.name, version) == allowed
 
 
 @pytest.mark.parametrize("op", list(operators()))
 def test_every_schema_version_is_known(op):
     seen = {defs.get_schema(op, v).since_version for v in range(1, defs.onnx_opset_version() + 1)}
-    assert seen == set(dtypes.versions(op))
+    assert seen == set(registry.versions(op))
 
 
 def test_since_version():
-    assert dtypes.since_version("Mul", 12) == 7
-    assert dtypes.since_version("Mul", 28) == 14
-    assert dtypes.since_version("Gemm", 10) == 9
-    assert dtypes.since_version("Mul", 0) is None
+    assert registry.since_version("Mul", 12) == 7
+    assert registry.since_version("Mul", 28) == 14
+    assert registry.since_version("Gemm", 10) == 9
+    assert registry.since_version("Mul", 0) is None
 
 
 def test_numpy_names_round_trip():

@@ -1,16 +1,18 @@
 """The C kernels extracted from the Why3 proofs, called from Python through ctypes.
 
-proofs/mul_c.mlw, add_c.mlw, sub_c.mlw, relu_c.mlw and gemm_c.mlw are the concrete level of
-Mul, Add, Sub, Relu and Gemm (exact mode)
-written over C pointers and proved to compute what mul.mlw and gemm.mlw specify, with IEEE
-round-to-nearest-even operations for float32/float64 and C unsigned (modulo 2^bits) arithmetic
-for integers. ``tools/extract-c`` extracts them to the C files of ``sonnx/c/`` (committed; a
-regenerated file that differs from the committed one fails that tool), builds them with
-``CFLAGS`` and shows that the object code holds no fused multiply-add. The library is built
-from ``sonnx_kernels.c`` alone (hand-written): it includes the extracted files and runs each
-proved body in the default floating-point environment (round to nearest even, subnormals kept,
-the environment the proofs' RNE means), restoring the caller's after; so a C caller gets the
-proved bits whatever rounding mode or flush-to-zero setting its process has (sonnx.fpenv).
+Each operator with C kernels says so in its registry record (``Operator.c_binding``,
+sonnx/ops/registry.py): the extracted C file, the proof it comes from (``proofs/<stem>_c.mlw``,
+the concrete level of the operator written over C pointers and proved to compute what the
+operator's own theory specifies, with IEEE round-to-nearest-even operations for float32/float64
+and C unsigned (modulo 2^bits) arithmetic for integers), its entry points with their WhyML
+function and requirement IDs, and the Python wrapper exported here as ``c_kernels.<stem>``.
+``tools/extract-c`` extracts them to the C files of ``sonnx/c/`` (committed; a regenerated file
+that differs from the committed one fails that tool), builds them with ``CFLAGS`` and shows that
+the object code holds no fused multiply-add. The library is built from ``sonnx_kernels.c`` alone
+(hand-written): it includes the extracted files and runs each proved body in the default
+floating-point environment (round to nearest even, subnormals kept, the environment the proofs'
+RNE means), restoring the caller's after; so a C caller gets the proved bits whatever rounding
+mode or flush-to-zero setting its process has (sonnx.fpenv).
 
 Here the same sources are built, with the same flags, into a per-user cache on first use
 (``$SONNX_C_CACHE``, else ``$XDG_CACHE_HOME/sonnx`` or ``~/.cache/sonnx``; a folder named by
@@ -18,11 +20,12 @@ the hash of sources, flags and compiler, so a stale library is never loaded). Wi
 compiler the rest of sonnx works; asking for a C kernel raises ``CKernelsUnavailable`` with
 what to install.
 
-The wrappers run the same checks as the Python kernels (the operator modules' constraint
-functions) and handle what the profile defines through float32 or through the 32-bit kernel:
-float16/bfloat16 Mul/Add/Sub is the float32 result rounded once to T,
-float16/bfloat16 Gemm is the float32 exact mode rounded once to T (docs/design.md), and 8/16-bit
-integer Mul/Add/Sub is the 32-bit wrapped result reduced to T's bits (2^bits divides 2^32).
+The wrappers run the same checks as the Python kernels (each operator's public ``check``) and
+handle what the profile defines through float32 or through the 32-bit kernel; the two generic
+ones below serve every operator of a kind: a same-shape binary operator on float16/bfloat16 is
+the float32 result rounded once to T and on 8/16-bit integers the 32-bit wrapped result reduced
+to T's bits (2^bits divides 2^32); a unary operator that does not round goes through float32 or
+int32 exactly. The matrix operators' wrappers live in their own modules (docs/design.md).
 """
 from __future__ import annotations
 
@@ -39,15 +42,12 @@ from pathlib import Path
 import numpy as np
 
 from . import dtypes, fpenv
-from .ops import elementwise
-from .ops import gemm as gemm_op
-from .ops import matmul as matmul_op
-from .ops import relu as relu_op
+from .ops.registry import STEMS, by_stem, operators
 
-# each C source and the proof file it is extracted from by tools/extract-c; every one is in the
-# proof step (Gemm's: gemm_c.mlw, instances of the pointer loop proved in gemm_c_loop.mlw)
-PROOF_OF = {"mul_c.c": "proofs/mul_c.mlw", "add_c.c": "proofs/add_c.mlw", "sub_c.c": "proofs/sub_c.mlw",
-            "relu_c.c": "proofs/relu_c.mlw", "gemm_c.c": "proofs/gemm_c.mlw"}
+_BINDINGS = [op.c_binding for op in operators().values() if op.c_binding is not None]
+# each C source and the proof file it is extracted from by tools/extract-c (from the records);
+# every one is in the proof step
+PROOF_OF = {b.source: b.proof for b in _BINDINGS if b.source is not None}
 SOURCES = tuple(PROOF_OF)
 HEADER = "sonnx_kernels.h"            # hand-written: the entry points' prototypes
 # hand-written: the one file compiled. It includes the extracted SOURCES with their functions
@@ -133,37 +133,14 @@ def _fingerprint(src: Path, cc: str) -> str:
 
 
 # Each C function, the WhyML function it is extracted from (same name) and the requirement IDs
-# of that function's goal; tests/c/test_manifest.py checks this table against the committed C,
-# the header and the (* req: ... *) annotations of proofs/, so the trace's code sites for these
-# IDs lead from the requirement to the C and its proof.
-KERNELS = {
-    "sonnx_mul_f32": ("proofs/mul_c.mlw", "MulCFloat32", ("MUL-R1", "MUL-R3")),
-    "sonnx_mul_f64": ("proofs/mul_c.mlw", "MulCFloat64", ("MUL-R1", "MUL-R3")),
-    "sonnx_mul_u32": ("proofs/mul_c.mlw", "MulCUInt32", ("MUL-R1", "MUL-R3")),
-    "sonnx_mul_u64": ("proofs/mul_c.mlw", "MulCUInt64", ("MUL-R1", "MUL-R3")),
-    "sonnx_add_f32": ("proofs/add_c.mlw", "AddCFloat32", ("ADD-R1", "ADD-R3")),
-    "sonnx_add_f64": ("proofs/add_c.mlw", "AddCFloat64", ("ADD-R1", "ADD-R3")),
-    "sonnx_add_u32": ("proofs/add_c.mlw", "AddCUInt32", ("ADD-R1", "ADD-R3")),
-    "sonnx_add_u64": ("proofs/add_c.mlw", "AddCUInt64", ("ADD-R1", "ADD-R3")),
-    "sonnx_sub_f32": ("proofs/sub_c.mlw", "SubCFloat32", ("SUB-R1", "SUB-R3")),
-    "sonnx_sub_f64": ("proofs/sub_c.mlw", "SubCFloat64", ("SUB-R1", "SUB-R3")),
-    "sonnx_sub_u32": ("proofs/sub_c.mlw", "SubCUInt32", ("SUB-R1", "SUB-R3")),
-    "sonnx_sub_u64": ("proofs/sub_c.mlw", "SubCUInt64", ("SUB-R1", "SUB-R3")),
-    "sonnx_relu_f32": ("proofs/relu_c.mlw", "ReluCFloat32", ("RELU-R3",)),
-    "sonnx_relu_f64": ("proofs/relu_c.mlw", "ReluCFloat64", ("RELU-R3",)),
-    "sonnx_relu_i32": ("proofs/relu_c.mlw", "ReluCInt32", ("RELU-R3",)),
-    "sonnx_relu_i64": ("proofs/relu_c.mlw", "ReluCInt64", ("RELU-R3",)),
-    "sonnx_gemm_f32": ("proofs/gemm_c.mlw", "GemmCFloat32", ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")),
-    "sonnx_gemm_f64": ("proofs/gemm_c.mlw", "GemmCFloat64", ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")),
-}
+# of that function's goal, from the records; tests/c/test_extraction.py checks this table against
+# the committed C, the header and the (* req: ... *) annotations of proofs/, so the trace's code
+# sites for these IDs lead from the requirement to the C and its proof.
+KERNELS = {e.name: (e.proof, e.theory, e.ids) for b in _BINDINGS for e in b.entries}
 
-# C functions that are not entry points: the clones of proofs/gemm_c_loop.mlw's [gemm_loop]
-# that sonnx_gemm_f32/f64 call (Why3 names the second clone gemm_loop1), each with the proof
-# file and module holding the clone and the WhyML function cloned (GemmCLoop's, proved there)
-INTERNAL = {
-    "gemm_loop": ("proofs/gemm_c.mlw", "GemmCFloat32", "gemm_loop"),
-    "gemm_loop1": ("proofs/gemm_c.mlw", "GemmCFloat64", "gemm_loop"),
-}
+# C functions that are not entry points (clones the entry points call), each with the proof
+# file and module holding the clone and the WhyML function cloned
+INTERNAL = {name: where for b in _BINDINGS for name, where in b.internal.items()}
 
 _LIB: ctypes.CDLL | None = None
 
@@ -191,31 +168,34 @@ def library() -> ctypes.CDLL:
 
 
 def _declare(lib: ctypes.CDLL) -> None:
-    i32, vp = ctypes.c_int32, ctypes.c_void_p
-    for name in (f"sonnx_{op}_{t}" for op in _ELEMENTWISE for t in ("f32", "f64", "u32", "u64")):
-        fn = getattr(lib, name)
-        fn.argtypes, fn.restype = (vp, vp, vp, i32), None
-    for name in ("sonnx_relu_f32", "sonnx_relu_f64", "sonnx_relu_i32", "sonnx_relu_i64"):
-        fn = getattr(lib, name)
-        fn.argtypes, fn.restype = (vp, vp, i32), None
-    for name, real in (("sonnx_gemm_f32", ctypes.c_float), ("sonnx_gemm_f64", ctypes.c_double)):
-        fn = getattr(lib, name)
-        fn.argtypes = (vp, vp, vp, vp, ctypes.c_int, ctypes.c_int, ctypes.c_int, real, real, i32, i32, i32)
-        fn.restype = None
+    for b in _BINDINGS:
+        for e in b.entries:
+            fn = getattr(lib, e.name)
+            fn.argtypes, fn.restype = e.argtypes, None
 
 
-def _ptr(x: np.ndarray) -> int:
+def pointer(x: np.ndarray) -> int:
+    """The address of an array's data, for a C entry point."""
     return x.ctypes.data
 
 
-_ELEMENTWISE = {"mul": ("Mul", "MUL", 14), "add": ("Add", "ADD", 14), "sub": ("Sub", "SUB", 14)}
+def __getattr__(name: str):
+    """``c_kernels.<stem>``: the C wrapper of that operator's record."""
+    if name in STEMS and by_stem(name).c_binding is not None:
+        return by_stem(name).c_binding.wrapper
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+# The argument types of the generic entry points below, for the records' CEntry rows.
+BINARY_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)   # x, y, out, n
+UNARY_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)                     # x, out, n
+
+
+# req: @kind:elementwise
 @fpenv.guarded     # the C guards itself too; this covers the numpy conversions around it
-def _elementwise(op: str, a: np.ndarray, b: np.ndarray, opset: int) -> np.ndarray:
-    """C = op(A, B) by the C kernel ``sonnx_<op>_<type>``, after the operator's own checks."""
-    name_op, prefix, _latest = _ELEMENTWISE[op]
-    elementwise._check(name_op, prefix, a, b, opset)
+def binary_same_shape(entry: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C = f(A, B) element by element by the C kernels ``<entry>_f32/_f64/_u32/_u64`` of a
+    same-shape binary operator, on operands its ``check`` has accepted."""
     lib = library()
     name = dtypes.name_of(a.dtype)
     out_dtype = dtypes.numpy_dtype(name)
@@ -226,7 +206,7 @@ def _elementwise(op: str, a: np.ndarray, b: np.ndarray, opset: int) -> np.ndarra
         x = np.ascontiguousarray(a, dtype=t)
         y = np.ascontiguousarray(b, dtype=t)
         out = np.empty(a.shape, dtype=t)
-        getattr(lib, f"sonnx_{op}_f{t.itemsize * 8}")(_ptr(x), _ptr(y), _ptr(out), n)
+        getattr(lib, f"{entry}_f{t.itemsize * 8}")(pointer(x), pointer(y), pointer(out), n)
         with np.errstate(all="ignore"):     # overflow to inf in the rounding to T is the semantics
             return out if t == out_dtype else out.astype(out_dtype)
     # integers: C unsigned arithmetic on the two's-complement bits (sign- or zero-extended to
@@ -237,87 +217,26 @@ def _elementwise(op: str, a: np.ndarray, b: np.ndarray, opset: int) -> np.ndarra
     x = np.ascontiguousarray(a, dtype=ext).view(wide)
     y = np.ascontiguousarray(b, dtype=ext).view(wide)
     out = np.empty(a.shape, dtype=wide)
-    getattr(lib, f"sonnx_{op}_u{wide.itemsize * 8}")(_ptr(x), _ptr(y), _ptr(out), n)
+    getattr(lib, f"{entry}_u{wide.itemsize * 8}")(pointer(x), pointer(y), pointer(out), n)
     res = out.view(signed_wide) if dtypes.is_signed(name) else out
     return res.astype(out_dtype) if res.dtype != out_dtype else res
 
 
-# req: MUL-R1, MUL-R3, MUL-R4
-def mul(a: np.ndarray, b: np.ndarray, *, opset: int = 14) -> np.ndarray:
-    """ONNX Mul under the SONNX profile, computed by the C kernel extracted from
-    proofs/mul_c.mlw. The same checks and refusals as ``sonnx.mul``; the same bits."""
-    return _elementwise("mul", a, b, opset)
-
-
-# req: ADD-R1, ADD-R3, ADD-R4
-def add(a: np.ndarray, b: np.ndarray, *, opset: int = 14) -> np.ndarray:
-    """ONNX Add under the SONNX profile, computed by the C kernel extracted from
-    proofs/add_c.mlw. The same checks and refusals as ``sonnx.add``; the same bits."""
-    return _elementwise("add", a, b, opset)
-
-
-# req: SUB-R1, SUB-R3, SUB-R4
-def sub(a: np.ndarray, b: np.ndarray, *, opset: int = 14) -> np.ndarray:
-    """ONNX Sub under the SONNX profile, computed by the C kernel extracted from
-    proofs/sub_c.mlw. The same checks and refusals as ``sonnx.sub``; the same bits."""
-    return _elementwise("sub", a, b, opset)
-
-
-# req: RELU-R3
+# req: @kind:unary
 @fpenv.guarded
-def relu(x: np.ndarray, *, opset: int = relu_op.LATEST) -> np.ndarray:
-    """ONNX Relu under the SONNX profile, computed by the C kernel extracted from
-    proofs/relu_c.mlw (float16/bfloat16 through float32 and 8/16-bit integers through int32:
-    both conversions are exact and Relu does not round). The same checks and refusals as
-    ``sonnx.relu``; the same bits."""
-    relu_op._check(x, opset)
+def unary_exact(entry: str, x: np.ndarray) -> np.ndarray:
+    """Y = f(X) element by element by the C kernels ``<entry>_f32/_f64/_i32/_i64`` of a unary
+    operator that does not round (float16/bfloat16 through float32 and 8/16-bit integers through
+    int32: both conversions are exact), on an operand its ``check`` has accepted."""
     lib = library()
     name = dtypes.name_of(x.dtype)
     out_dtype = dtypes.numpy_dtype(name)
     if dtypes.is_float(name):
-        t, fn = (np.dtype(np.float64), lib.sonnx_relu_f64) if name == "double" else (np.dtype(np.float32), lib.sonnx_relu_f32)
+        t, suffix = (np.dtype(np.float64), "f64") if name == "double" else (np.dtype(np.float32), "f32")
     else:
-        t, fn = (np.dtype(np.int64), lib.sonnx_relu_i64) if name == "int64" else (np.dtype(np.int32), lib.sonnx_relu_i32)
+        t, suffix = (np.dtype(np.int64), "i64") if name == "int64" else (np.dtype(np.int32), "i32")
     xc = np.ascontiguousarray(x, dtype=t)
     out = np.empty(x.shape, dtype=t)
-    fn(_ptr(xc), _ptr(out), x.size)
+    getattr(lib, f"{entry}_{suffix}")(pointer(xc), pointer(out), x.size)
     with np.errstate(all="ignore"):          # a NaN narrowed to float16/bfloat16 stays NaN
         return out if t == out_dtype else out.astype(out_dtype)
-
-
-# req: GEMM-R1, GEMM-R7
-@fpenv.guarded
-def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
-         beta: float = 1.0, trans_a: bool = False, trans_b: bool = False,
-         opset: int = gemm_op.LATEST) -> np.ndarray:
-    """ONNX Gemm under the SONNX profile in exact mode (GEMM-R7), computed by the C kernel
-    extracted from proofs/gemm_c.mlw, for float types. The same checks and refusals as
-    ``sonnx.gemm``; the same bits as its exact mode. Integer T is not in the C kernels yet:
-    CKernelsUnavailable names ``sonnx.gemm`` for it."""
-    plan = gemm_op._check(a, b, c, alpha, beta, trans_a, trans_b, "exact", opset)
-    if plan.acc is None:
-        raise CKernelsUnavailable(f"sonnx C kernels: Gemm on {dtypes.name_of(a.dtype)} is not in the "
-                                  "C kernels (float types only); use sonnx.gemm")
-    lib = library()
-    acc = plan.acc
-    m, k = (a.shape[1], a.shape[0]) if plan.ta else a.shape
-    n = b.shape[0] if plan.tb else b.shape[1]
-    x = np.ascontiguousarray(a, dtype=acc)   # widening float16/bfloat16 -> float32 is exact
-    y = np.ascontiguousarray(b, dtype=acc)
-    cc = None if c is None else np.ascontiguousarray(c, dtype=acc)
-    out = np.empty((m, n), dtype=acc)
-    fn = lib.sonnx_gemm_f32 if acc.itemsize == 4 else lib.sonnx_gemm_f64
-    fn(_ptr(x), _ptr(y), None if cc is None else _ptr(cc), _ptr(out), int(cc is not None),
-       int(plan.ta), int(plan.tb), float(alpha), float(beta), m, n, k)
-    with np.errstate(all="ignore"):         # the single final RNE rounding to T (may overflow to inf)
-        return out if acc == plan.out else out.astype(plan.out)
-
-
-# req: MATMUL-R1
-def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = matmul_op.LATEST) -> np.ndarray:
-    """ONNX MatMul under the SONNX profile (rank 2), computed by the C Gemm kernel: MatMul is
-    Gemm with alpha = 1, no C and no transposes (proofs/matmul.mlw proves it refines Gemm;
-    proofs/gemm_c.mlw proves the C computes Gemm's exact mode). The same checks and refusals as
-    ``sonnx.matmul``; the same bits as its exact mode. Float types only."""
-    matmul_op._check(a, b, "exact", opset)
-    return gemm(a, b, None, **matmul_op.gemm_arguments())

@@ -34,7 +34,7 @@ _BY_NUMPY_NAME = {dt.name: name for name, (dt, *_rest) in _TYPES.items()}
 IEEE_FLOATS = frozenset({"float16", "float", "double"})
 WIDE_INTS = frozenset({"int32", "int64", "uint32", "uint64"})
 NARROW_INTS = frozenset({"int8", "int16", "uint8", "uint16"})
-# since_version -> element types of ONNX's arithmetic operators (Add, Sub, Mul, Div share them)
+# since_version -> element types of ONNX's binary arithmetic operators (they share them)
 ARITHMETIC_TYPE_SETS = {
     1: IEEE_FLOATS,
     6: IEEE_FLOATS | WIDE_INTS,
@@ -42,26 +42,6 @@ ARITHMETIC_TYPE_SETS = {
     13: IEEE_FLOATS | WIDE_INTS | {"bfloat16"},
     14: IEEE_FLOATS | WIDE_INTS | {"bfloat16"} | NARROW_INTS,
 }
-
-
-# The three functions below read the operator registry (sonnx/ops/registry.py), imported when
-# first called: the operator modules import this one.
-def versions(op: str) -> list[int]:
-    """The since-versions of an operator that the profile knows, ascending."""
-    from .ops.registry import operator
-    return list(operator(op).versions)
-
-
-@lru_cache(maxsize=256)
-def since_version(op: str, opset: int) -> int | None:
-    """The operator version in force under an imported opset, or None if there is none."""
-    from .ops.registry import operator
-    return operator(op).since_version(opset)
-
-
-def type_set(op: str, version: int) -> frozenset[str]:
-    from .ops.registry import operator
-    return operator(op).type_sets[version]
 
 
 @lru_cache(maxsize=256)  # dtype.name formats a string each time; kernels call this per call

@@ -17,8 +17,8 @@ class Violation:
 
 
 class SlowKernelWarning(RuntimeWarning):
-    """A kernel runs on a slower fallback that gives the same bits (the exact Gemm fold without
-    llvmlite). Python callers see a warning they can filter; the command line prints it as one
+    """A kernel runs on a slower fallback that gives the same bits (the matrix operators' exact
+    fold without llvmlite). Python callers see a warning they can filter; the command line prints it as one
     line with the install command (cli.main), not as a warning with a source line."""
 
 

@@ -13,8 +13,8 @@ and denormals-are-zero the moment it is loaded). Then float32(1/3) * 3 gives 0x3
 reads the calling thread's environment (libc ``fegetenv``); when it is not the default it
 switches to it (``fesetenv(FE_DFL_ENV)``), runs the kernel and restores the caller's environment
 (``fesetenv``), exception flags included, also when the kernel raises. Nested guarded calls
-(matmul calls gemm; ``sonnx run`` guards the whole graph) look at a thread-local flag only.
-Threads the kernel starts (the exact Gemm fold's workers) inherit the switched environment:
+(one kernel calling another; ``sonnx run`` guards the whole graph) look at a thread-local flag only.
+Threads the kernel starts (the matrix operators' exact fold's workers) inherit the switched environment:
 POSIX has a new thread inherit its creator's floating-point environment.
 
 What is read, per machine (glibc's ``fenv_t``):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from .output_files import replacing
-from .validate.text import neutral, shown_path
+from .text import neutral, shown_path
 
 
 def write(stream, text: str) -> None:

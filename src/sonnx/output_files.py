@@ -18,7 +18,7 @@ import secrets
 import stat
 from typing import Iterable, Iterator
 
-from .validate.text import shown_path
+from .text import shown_path
 
 Named = tuple[str, str]     # (how the user gave it: "-o", "the model", ...; the path)
 

@@ -14,25 +14,6 @@ MAX_ELEMENTS = 2**31 - 1
 Dim = int | str | None
 
 
-def operator_violations(domain: str, op_type: str) -> list[Violation]:
-    """PROF-R1: the node's operator is a profile operator (one of the registry's) of ai.onnx."""
-    from .ops.registry import operators   # the operator modules import this one
-    listed = ", ".join(operators())
-    if domain not in DEFAULT_DOMAINS:
-        return [Violation("PROF-R1", f"operator {domain}::{op_type} is outside the default ONNX domain; "
-                                     f"the profile admits only {listed} from ai.onnx (`sonnx conform` cannot remove it)")]
-    if op_type == "Constant":
-        return [Violation("PROF-R1", "operator Constant is not in the SONNX profile; `sonnx conform "
-                                     "MODEL -o OUT` stores its value as an initializer (no output bit "
-                                     "changes; a sparse value excepted)")]
-    if op_type not in operators():
-        return [Violation("PROF-R1", f"operator {op_type} is not in the SONNX profile, which cannot "
-                                     f"express it yet; only a model built from {listed} alone "
-                                     "conforms (`sonnx conform` cannot remove it: it rewrites only "
-                                     "Constant nodes, into initializers)")]
-    return []
-
-
 def shape_violations(shape: Sequence[Dim] | None, what: str,
                      pinnable: Container[str] = frozenset()) -> list[Violation]:
     """PROF-R2: the shape is static, fully known, every dimension positive, size bounded.

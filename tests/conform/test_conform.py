@@ -16,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import sonnx
 from sonnx.cli import main
-from sonnx.conform import ConformError, check, rewrite
+from sonnx.conform import ConformError, bitcheck, rewrite
 from sonnx.validate import validate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,7 +94,7 @@ def test_onnx_gemm_node_tests_conform_bit_identically(name):
     assert [r["requirement"] for r in report["rewrites"]] == ["GEMM-R4"]
     assert report["rewrites"][0]["node"]["op_type"] == "Gemm"
     c = report["check"]
-    assert c["status"] == "passed" and c["runs"] == len(check.SEEDS) >= 4
+    assert c["status"] == "passed" and c["runs"] == len(bitcheck.SEEDS) >= 4
     assert all(o["identical"] and o["differing"] == 0 and o["elements"] > 0 for o in c["outputs"])
     # and the rewritten model still gives the node test's expected output
     import onnxruntime as ort
@@ -415,15 +415,15 @@ def test_the_same_model_unfaulted_passes():
 
 
 def test_inputs_hold_the_edge_values():
-    x = check.make_input(np.dtype(np.float32), (64,), 1, 0)
+    x = bitcheck.make_input(np.dtype(np.float32), (64,), 1, 0)
     bits = {v.tobytes() for v in x}
     assert np.isnan(x).any() and np.isinf(x).any() and np.float32(-0.0).tobytes() in bits
     assert ((x != 0) & (np.abs(x) < np.finfo(np.float32).tiny)).any()         # a subnormal
-    assert np.isfinite(check.make_input(np.dtype(np.float32), (64,), 0, 0)).all()
-    e = check.make_input(np.dtype(np.float32), (4, 4), 3, 0)
-    assert np.array_equal(e.reshape(-1), np.resize(check._edge_values(np.dtype(np.float32)), 16),
+    assert np.isfinite(bitcheck.make_input(np.dtype(np.float32), (64,), 0, 0)).all()
+    e = bitcheck.make_input(np.dtype(np.float32), (4, 4), 3, 0)
+    assert np.array_equal(e.reshape(-1), np.resize(bitcheck._edge_values(np.dtype(np.float32)), 16),
                           equal_nan=True)
-    again = check.make_input(np.dtype(np.float32), (64,), 1, 0)
+    again = bitcheck.make_input(np.dtype(np.float32), (64,), 1, 0)
     assert again.tobytes() == x.tobytes()                                     # seeded
 
 
@@ -494,7 +494,7 @@ def test_report_defaults_next_to_out_and_can_go_elsewhere(model_file, tmp_path, 
     for rw in r["rewrites"]:
         assert set(rw) == {"kind", "requirement", "node", "tensor", "detail"}
         assert rw["node"] is None or set(rw["node"]) == {"graph", "index", "name", "op_type"}
-    assert r["check"]["seeds"] == list(check.SEEDS) and r["validate"]["conforms"]
+    assert r["check"]["seeds"] == list(bitcheck.SEEDS) and r["validate"]["conforms"]
 
 
 @pytest.mark.req("PROF-R2", "GEMM-R4")

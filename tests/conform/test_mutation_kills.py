@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.cli import main
 from sonnx import output_files
-from sonnx.conform import api, check, cli, rewrite
+from sonnx.conform import api, bitcheck, cli, rewrite
 
 
 def _constant(**attr) -> onnx.ModelProto:
@@ -195,11 +195,11 @@ def test_the_report_file_is_ascii_json_indented_by_two(tmp_path, capsys):
     assert code == 0 and text == json.dumps(json.loads(text), indent=2, ensure_ascii=True) + "\n"
 
 
-# --- check.compare / _bits / _hex: the bit-for-bit record of one output ----------------------
+# --- bitcheck.compare / _bits / _hex: the bit-for-bit record of one output ----------------------
 
 def test_outputs_of_another_shape_are_not_identical_and_say_what_came():
     a = np.zeros((2, 3), np.float32)
-    res = check.compare(a, np.zeros((3, 2), np.float32))
+    res = bitcheck.compare(a, np.zeros((3, 2), np.float32))
     assert res["identical"] is False and res["differing"] is None and "(3, 2)" in res["why"]
     assert (res["dtype"], res["shape"], res["elements"]) == ("float32", [2, 3], 6)
 
@@ -208,32 +208,32 @@ def test_each_differing_element_is_counted_and_the_first_is_shown_in_hex():
     a = np.zeros((2, 3), np.float32)
     b = a.copy()
     b[0, 2], b[1, 1] = -0.0, 1.5
-    res = check.compare(a, b)
+    res = bitcheck.compare(a, b)
     assert (res["identical"], res["differing"]) == (False, 2)
     assert res["first_difference"] == {"index": [0, 2], "original": "0x0.0p+0 (bits 0x00000000)",
                                        "rewritten": "-0x0.0p+0 (bits 0x80000000)"}
-    res = check.compare(np.array([5, 7], np.int64), np.array([5, -7], np.int64))
+    res = bitcheck.compare(np.array([5, 7], np.int64), np.array([5, -7], np.int64))
     assert res["differing"] == 1 and res["first_difference"] == {"index": [1], "original": "7",
                                                                  "rewritten": "-7"}
-    res = check.compare(np.float32(1.0), np.float32(2.0))          # a scalar output: no index
+    res = bitcheck.compare(np.float32(1.0), np.float32(2.0))          # a scalar output: no index
     assert res["first_difference"]["index"] == []
 
 
 def test_string_and_empty_outputs_are_compared_too():
     s = np.array([b"a", b"bc", b"d"], dtype=object)
     t = np.array([b"a", b"bX", b"d"], dtype=object)
-    assert check.compare(s, s.copy())["identical"] is True
-    res = check.compare(s, t)
+    assert bitcheck.compare(s, s.copy())["identical"] is True
+    res = bitcheck.compare(s, t)
     assert (res["differing"], res["first_difference"]["index"]) == (1, [1])
     grid = np.array([[b"a", b"b"], [b"c", b"d"]], dtype=object)
     other = np.array([[b"X", b"Y"], [b"c", b"d"]], dtype=object)
-    res = check.compare(grid, other)           # two elements of one row: two differences
+    res = bitcheck.compare(grid, other)           # two elements of one row: two differences
     assert (res["differing"], res["first_difference"]["index"]) == (2, [0, 0])
     empty = np.zeros((0, 4), np.float32)
-    assert check.compare(empty, empty.copy())["identical"] is True
+    assert bitcheck.compare(empty, empty.copy())["identical"] is True
 
 
-# --- check._edge_values: the values the bit-identity check feeds --------------------------
+# --- bitcheck._edge_values: the values the bit-identity check feeds --------------------------
 
 @pytest.mark.req("GEMM-R4", "MUL-R4")
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
@@ -242,14 +242,14 @@ def test_the_float_edge_values_are_the_documented_ones(dtype):
     sub = fi.smallest_subnormal
     want = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, sub, -sub, sub * 3, fi.smallest_normal,
                      -fi.smallest_normal, fi.max, -fi.max, 1.0, -1.0, fi.eps, 0.5], dtype)
-    got = check._edge_values(np.dtype(dtype))
+    got = bitcheck._edge_values(np.dtype(dtype))
     assert got.dtype == dtype and got.tobytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64])
 def test_the_integer_edge_values_are_the_extremes_and_their_neighbours(dtype):
     ii = np.iinfo(dtype)
-    got = check._edge_values(np.dtype(dtype))
+    got = bitcheck._edge_values(np.dtype(dtype))
     assert got.dtype == dtype and got.tolist() == sorted({ii.min, ii.min + 1, 0, 1, ii.max - 1, ii.max})
 
 
@@ -296,7 +296,7 @@ def test_a_defect_inside_conform_is_exit_2_in_one_line(tmp_path, capsys, monkeyp
     assert err.startswith("sonnx conform: ") and not (tmp_path / "o.onnx").exists()
 
 
-# --- check.make_input: the seeded inputs a report names are the same inputs in every version --
+# --- bitcheck.make_input: the seeded inputs a report names are the same inputs in every version --
 
 # sha256 (first 16 hex digits) of make_input(dtype, (5, 7), seed, 1): numpy's PCG64 streams are
 # stable by numpy's policy, so a report's seeds denote these very inputs when it is re-run
@@ -314,10 +314,10 @@ SEEDED = {
 @pytest.mark.parametrize("dtype,seed", sorted(SEEDED))
 def test_seeded_inputs_are_reproducible_and_hold_what_their_seed_promises(dtype, seed):
     import hashlib
-    x = check.make_input(np.dtype(dtype), (5, 7), seed, 1)
+    x = bitcheck.make_input(np.dtype(dtype), (5, 7), seed, 1)
     assert x.dtype == np.dtype(dtype) and x.shape == (5, 7)
     assert hashlib.sha256(x.tobytes()).hexdigest()[:16] == SEEDED[(dtype, seed)]
-    edges = check._edge_values(np.dtype(dtype))
+    edges = bitcheck._edge_values(np.dtype(dtype))
     flat = x.reshape(-1)
     if seed == 0 and dtype == "float32":
         assert np.isfinite(flat).all()
@@ -327,7 +327,7 @@ def test_seeded_inputs_are_reproducible_and_hold_what_their_seed_promises(dtype,
         assert flat.tobytes() == np.resize(edges, flat.size).astype(dtype).tobytes()
 
 
-# --- check._session / _feeds_spec: how onnxruntime is asked to run both models --------------
+# --- bitcheck._session / _feeds_spec: how onnxruntime is asked to run both models --------------
 
 def test_both_models_run_unoptimised_on_one_thread_on_the_cpu(monkeypatch):
     import onnxruntime as ort
@@ -337,7 +337,7 @@ def test_both_models_run_unoptimised_on_one_thread_on_the_cpu(monkeypatch):
         def __init__(self, data, opts=None, providers=None):
             seen.update(opts=opts, providers=providers)
     monkeypatch.setattr(ort, "InferenceSession", Spy)
-    check._session(ort, onnx.ModelProto())
+    bitcheck._session(ort, onnx.ModelProto())
     opts = seen["opts"]
     assert opts.graph_optimization_level == ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     assert (opts.intra_op_num_threads, opts.inter_op_num_threads) == (1, 1)
@@ -349,10 +349,10 @@ def test_inputs_with_a_default_are_skipped_and_a_shapeless_input_cannot_be_fed()
            helper.make_tensor_value_info("x", TensorProto.INT32, [3, 2])]
     g = helper.make_graph([], "g", ins, [], initializer=[numpy_helper.from_array(np.ones(2, np.float32), "w")])
     m = helper.make_model(g)
-    assert check._feeds_spec(m) == [("x", np.dtype(np.int32), (3, 2))]
+    assert bitcheck._feeds_spec(m) == [("x", np.dtype(np.int32), (3, 2))]
     m.graph.input.append(helper.make_tensor_value_info("z", TensorProto.FLOAT, None))
     with pytest.raises(ValueError, match="'z'"):
-        check._feeds_spec(m)
+        bitcheck._feeds_spec(m)
 
 
 def test_every_numpy_fed_element_type_is_fed_and_an_empty_dimension_is_not():
@@ -361,14 +361,14 @@ def test_every_numpy_fed_element_type_is_fed_and_an_empty_dimension_is_not():
     ins = [helper.make_tensor_value_info(f"i{k}", helper.np_dtype_to_tensor_dtype(np.dtype(n)), [1])
            for k, n in enumerate(names)]
     m = helper.make_model(helper.make_graph([], "g", ins, []))
-    assert [str(d) for _, d, _ in check._feeds_spec(m)] == names
+    assert [str(d) for _, d, _ in bitcheck._feeds_spec(m)] == names
     empty = helper.make_model(helper.make_graph(
         [], "g", [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2, 0])], []))
     with pytest.raises(ValueError, match="'e'"):
-        check._feeds_spec(empty)
+        bitcheck._feeds_spec(empty)
 
 
-# --- check.bit_identity: every way the check cannot be made is recorded as such -------------
+# --- bitcheck.bit_identity: every way the check cannot be made is recorded as such -------------
 
 def _relu_model(out="y", graph="g"):
     g = helper.make_graph([helper.make_node("Relu", ["x"], [out])], graph,
@@ -379,7 +379,7 @@ def _relu_model(out="y", graph="g"):
 
 def _plant_session(monkeypatch, *, load_fails=(), run_fails=()):
     """Sessions that refuse to load or to run the model whose graph is named in the tuple."""
-    real = check._session
+    real = bitcheck._session
 
     class Session:
         def __init__(self, ort, model):
@@ -394,12 +394,12 @@ def _plant_session(monkeypatch, *, load_fails=(), run_fails=()):
             if self.out in run_fails:
                 raise RuntimeError(f"planted run failure of {self.out}")
             return self.inner.run(names, feeds)
-    monkeypatch.setattr(check, "_session", Session)
+    monkeypatch.setattr(bitcheck, "_session", Session)
 
 
 def test_a_passed_check_counts_every_element_of_every_seed():
     import onnxruntime as ort
-    rec = check.bit_identity(_relu_model(), _relu_model(), seeds=(0, 3))
+    rec = bitcheck.bit_identity(_relu_model(), _relu_model(), seeds=(0, 3))
     assert rec["status"] == "passed" and rec["runtime"] == f"onnxruntime {ort.__version__}"
     assert rec["runs"] == 2 and rec["outputs"][0]["elements"] == 12 and rec["outputs"][0]["differing"] == 0
 
@@ -411,12 +411,12 @@ def test_a_check_that_cannot_be_made_is_never_passed(monkeypatch, where, status)
     target = {"original": "g", "rewritten": "g2"}[which]
     _plant_session(monkeypatch, **{("load_fails" if verb == "load" else "run_fails"): (target,)})
     original, rewritten = _relu_model(graph="g"), _relu_model(graph="g2")
-    rec = check.bit_identity(original, rewritten, seeds=(0,))
+    rec = bitcheck.bit_identity(original, rewritten, seeds=(0,))
     assert rec["status"] == status and f"planted {verb} failure of {target}" in rec["reason"]
 
 
 def test_models_with_different_outputs_fail_the_check():
-    rec = check.bit_identity(_relu_model("y"), _relu_model("y2"), seeds=(0,))
+    rec = bitcheck.bit_identity(_relu_model("y"), _relu_model("y2"), seeds=(0,))
     assert rec["status"] == "failed" and rec["reason"] == "the two models have different outputs"
 
 
@@ -648,7 +648,7 @@ def test_an_output_of_another_shape_fails_the_check_with_no_count():
     g = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"])], "g",
                           [helper.make_tensor_value_info("x", F, [2, 3])], [helper.make_tensor_value_info("y", F, [3, 2])])
     transposed = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
-    rec = check.bit_identity(_relu_model(), transposed, seeds=(0, 1))
+    rec = bitcheck.bit_identity(_relu_model(), transposed, seeds=(0, 1))
     (o,) = rec["outputs"]
     assert rec["status"] == "failed" and o["identical"] is False and o["differing"] is None
     assert rec["reason"] == "outputs differ: y"

@@ -15,6 +15,7 @@ from typing import Callable
 import icontract
 import numpy as np
 
+from sonnx.ops import registry
 from sonnx import dtypes
 from sonnx.errors import ProfileViolation
 from sonnx.ops import gemm as gemm_op
@@ -207,7 +208,7 @@ def _gemm_refusal_spec(sa, sb, sc, ta, tb, type_a, type_b, type_c, alpha, beta, 
     R1 rank 2 and K of A' equals K of B'; R4 (only when R1 holds) C absent or exactly (M, N);
     R3 one type from Gemm-13's set; R6 integer T with alpha or beta not 1."""
     kind, ids = outcome
-    numeric = dtypes.type_set("Gemm", 13)
+    numeric = registry.type_set("Gemm", 13)
     types = [type_a, type_b] + ([type_c] if sc is not None else [])
     r3 = any(t not in numeric for t in types) or len(set(types)) > 1
     r1 = len(sa) != 2 or len(sb) != 2

@@ -12,6 +12,7 @@ from typing import Callable
 import icontract
 import numpy as np
 
+from sonnx.ops import registry
 from sonnx import dtypes
 from sonnx.ops.registry import operator
 from sonnx.semantics.tensor import TensorValue, from_numpy, size
@@ -93,7 +94,7 @@ def _matmul_refusal_spec(sa, sb, type_a, type_b, outcome) -> bool:
     the columns of A equal the rows of B; R4 the dimensions before the last two (none for a
     vector) differ in number or size; R3 one type of MatMul-13's set."""
     kind, found = outcome
-    allowed = dtypes.type_set("MatMul", 13)
+    allowed = registry.type_set("MatMul", 13)
     r3 = type_a not in allowed or type_b not in allowed or type_a != type_b
     r1 = len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]
     batch_a = sa[:-2] if len(sa) >= 2 else ()

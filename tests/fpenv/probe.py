@@ -113,7 +113,7 @@ def paths(plant_fault_c: bool):
     """name -> a function of nothing that returns the result of one kernel path."""
     import sonnx
     import sonnx.c_kernels as ck
-    import sonnx.reference
+    import sonnx.onnx_reference
     from onnx.reference import ReferenceEvaluator
     from sonnx.ops.gemm import fold as gemm_fold
     if plant_fault_c:
@@ -163,7 +163,7 @@ def paths(plant_fault_c: bool):
         out[f"c_kernels.matmul {t}"] = lambda x=ga, y=gb: ck.matmul(x, y)
         m, x = model(dt)
         out[f"sonnx.run {t}"] = lambda m=m, x=x: np.stack(list(sonnx.run(m, {"X": x}).values()))
-        ev = ReferenceEvaluator(m, new_ops=sonnx.reference.new_ops())
+        ev = ReferenceEvaluator(m, new_ops=sonnx.onnx_reference.new_ops())
         out[f"reference.new_ops {t}"] = lambda ev=ev, x=x: np.stack(ev.run(None, {"X": x}))
     return out
 

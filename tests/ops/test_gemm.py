@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import sonnx
+from sonnx.ops import registry
 from sonnx import dtypes
 from sonnx.ops import gemm as gemm_op
 from sonnx.ops.gemm import bound as gemm_bound
@@ -20,7 +21,7 @@ from sonnx.semantics.tensor import FULL_CONTRACTS, TensorValue, from_numpy, to_n
 
 from .conftest import assert_same_bits, edge_values
 
-ALL_TYPES = sorted(dtypes.type_set("Gemm", 13))
+ALL_TYPES = sorted(registry.type_set("Gemm", 13))
 FLOATS = [t for t in ALL_TYPES if dtypes.is_float(t)]
 INTS = [t for t in ALL_TYPES if not dtypes.is_float(t)]
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import sonnx
+from sonnx.ops import registry
 from sonnx import dtypes
 from sonnx.ops import gemm as gemm_op
 from sonnx.ops import matmul as matmul_op
@@ -22,7 +23,7 @@ from .conftest import assert_same_bits
 from .test_arguments import _array, any_value, fresh_state
 from .test_gemm import _edge_operands, _float_bits, assert_within_bound, random_operands
 
-ALL_TYPES = sorted(dtypes.type_set("MatMul", 13))
+ALL_TYPES = sorted(registry.type_set("MatMul", 13))
 FLOATS = [t for t in ALL_TYPES if dtypes.is_float(t)]
 INTS = [t for t in ALL_TYPES if not dtypes.is_float(t)]
 

@@ -14,7 +14,8 @@ import pytest
 from onnx import TensorProto, helper
 
 import sonnx
-import sonnx.reference
+import sonnx.onnx_reference
+from sonnx.ops.registry import operator
 from sonnx.ops.gemm.bound import outside_bound
 from sonnx.run import executor, hexfloat
 
@@ -63,8 +64,8 @@ def test_fast_mode_is_within_gemm_r7_bound_node_by_node(model):
         values = executor.run_graph(loaded, feed, "fast", keep_all=True)
         for node in model.graph.node:
             if node.op_type in ("Gemm", "MatMul"):
-                attrs = executor._attributes(node)
-                kw = {executor.KERNEL_ATTRIBUTES["Gemm"][k]: v for k, v in attrs.items()}
+                attrs = executor.attributes(node)
+                kw = {operator(node.op_type).kernel_attributes[k]: v for k, v in attrs.items()}
                 args = [values[n] for n in node.input if n]
                 c = args[2] if len(args) > 2 else None
                 assert outside_bound(values[node.output[0]], args[0], args[1], c, **kw) == []
@@ -75,8 +76,8 @@ def test_fast_mode_is_within_gemm_r7_bound_node_by_node(model):
 @pytest.mark.parametrize("model", [m for _, m in MODELS], ids=MLP_IDS)
 def test_reference_evaluator_with_sonnx_ops_gives_sonnx_run_bits(model, mode):
     from onnx.reference import ReferenceEvaluator
-    ev = ReferenceEvaluator(model, new_ops=sonnx.reference.new_ops(mode))
-    assert {type(n).__module__ for n in ev.rt_nodes_} == {"sonnx.reference"}   # none of onnx's own
+    ev = ReferenceEvaluator(model, new_ops=sonnx.onnx_reference.new_ops(mode))
+    assert {type(n).__module__ for n in ev.rt_nodes_} == {"sonnx.onnx_reference"}   # none of onnx's own
     for feed in inputs(model):
         ours = sonnx.run(model, feed, mode=mode)
         theirs = dict(zip([o.name for o in model.graph.output], ev.run(None, feed)))
@@ -86,7 +87,7 @@ def test_reference_evaluator_with_sonnx_ops_gives_sonnx_run_bits(model, mode):
 
 def test_new_ops_refuses_an_unknown_mode():
     with pytest.raises(ValueError, match="unknown mode 'quick'"):
-        sonnx.reference.new_ops("quick")
+        sonnx.onnx_reference.new_ops("quick")
 
 
 # ---------------------------------------------------------------- 16-bit floats, text inputs

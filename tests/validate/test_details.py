@@ -9,7 +9,7 @@ from onnx import TensorProto, helper
 from sonnx import requirements
 from sonnx.validate import formats, validate
 from sonnx.validate.report import ONNX_CATEGORIES, Report
-from sonnx.validate.text import neutral, path_uri
+from sonnx.text import neutral, path_uri
 
 from . import models as M
 

@@ -6,7 +6,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from sonnx import dtypes, profile
+from sonnx.ops import registry
+from sonnx import profile
 from sonnx.validate import validate
 
 from . import models as M
@@ -190,7 +191,7 @@ def test_missing_default_import():
 def test_known_opsets_map_to_versions_the_profile_knows(opset):
     for op in ("Mul", "Gemm"):
         schema = onnx.defs.get_schema(op, opset, "")
-        assert dtypes.since_version(op, opset) == schema.since_version
+        assert registry.since_version(op, opset) == schema.since_version
 
 
 @pytest.mark.req("MUL-R4", "PROF-R1")

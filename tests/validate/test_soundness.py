@@ -13,7 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.cli import main
 from sonnx.validate import validate
-from sonnx.validate.text import neutral, path_uri
+from sonnx.text import neutral, path_uri
 
 from . import models as M
 

@@ -8,7 +8,8 @@ from typing import Callable
 
 import onnx
 
-from . import check as bitcheck
+from ..ops.registry import operators
+from . import bitcheck
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
                       inferred_types, materialise_broadcasts, pin_dims, symbolic_names, tidy_declarations)
 
@@ -17,7 +18,8 @@ SCHEMA = "sonnx-conform-report/1"
 
 def load(model_or_path) -> tuple[str, onnx.ModelProto]:
     """(shown name, a copy of the model with its weights); ConformError when it cannot be read."""
-    from ..validate import reader, text
+    from .. import text
+    from ..validate import reader
     if isinstance(model_or_path, onnx.ModelProto):
         if not model_or_path.HasField("graph"):
             raise ConformError("the ModelProto holds no graph")
@@ -47,7 +49,7 @@ def load(model_or_path) -> tuple[str, onnx.ModelProto]:
 
 def _utf8_only(model: onnx.ModelProto, data: bytes | None, shown: str) -> None:
     """Names that are not UTF-8 are refused: conform would have to choose a spelling for them."""
-    from ..validate import text
+    from .. import text
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     bad = text.clean_model(probe, data)
@@ -77,7 +79,8 @@ def _why(f, blockers: list[Blocker], model: onnx.ModelProto, types: dict) -> str
                 "model that needs it stays outside the profile")
     if f.rule == "PROF-R2":
         return _prof_r2_why(f, model, types)
-    if f.rule.endswith("-R4") and f.op_type in ("Gemm", "Mul", "Add", "Sub"):
+    record = operators().get(f.op_type)
+    if record is not None and record.conform is not None and f.rule == record.conform.rule:
         return ("no operand conform could store expanded: only a constant (initializer or Constant "
                 "node) broadcast to a static result shape is rewritten")
     return (f"conform has no rewrite for {f.rule}: any would change the model's arithmetic "

@@ -13,7 +13,7 @@ from itertools import chain
 
 from ..output import config_input, error, write
 from ..output_files import clash, model_inputs, replacing, unwritable
-from ..validate.text import neutral, shown_path
+from ..text import neutral, shown_path
 
 PROG = "sonnx conform"
 
@@ -174,7 +174,7 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         help="rewrite a model into the profile where no output bit changes",
         description="Rewrite MODEL into the SONNX profile without changing a single output bit: "
                     "pin named symbolic dimensions (--dim), store constant operands that would be "
-                    "broadcast (Gemm C, Mul/Add/Sub constants) at the full shape, turn Constant "
+                    "broadcast (the operands each operator's record names) at the full shape, turn Constant "
                     "nodes into initializers, remove stale value_info. Then validate the result "
                     "and run both models through onnxruntime on the same seeded inputs, comparing "
                     "every output bit. Exit status: 0 conforms and bit-identical, 1 findings left "

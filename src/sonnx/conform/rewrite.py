@@ -16,11 +16,9 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from .. import dtypes
+from ..ops import registry
 from . import wire
 
-ELEMENTWISE = ("Mul", "Add", "Sub")
-_RULE_PREFIX = {"Mul": "MUL", "Add": "ADD", "Sub": "SUB", "Gemm": "GEMM"}
 
 
 class ConformError(ValueError):
@@ -358,8 +356,8 @@ def _unpinned_reason(op: str, what: str, name: str, out: tuple, constant: bool, 
 
 
 def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
-    """Gemm C and Mul/Add/Sub operands that are constants of a shape broadcast to the node's
-    result: each gets an initializer of the full shape (one per source and target shape, shared
+    """The operands a record's ``conform`` names (sonnx.ops.registry.ConformRule) that are
+    constants of a shape broadcast to the node's result: each gets an initializer of the full shape (one per source and target shape, shared
     by the nodes that need it; the original is removed once nothing reads it)."""
     g = model.graph
     sh = shapes(model)
@@ -393,10 +391,11 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
 
     for index, node in enumerate(g.node):
         op = node.op_type
-        if node.domain not in ("", "ai.onnx") or op not in _RULE_PREFIX:
+        record = registry.operators().get(op)
+        if node.domain not in ("", "ai.onnx") or record is None or record.conform is None:
             continue
-        rule = f"{_RULE_PREFIX[op]}-R4"
-        version = dtypes.since_version(op, opset) if opset is not None else None
+        rule = record.conform.rule
+        version = registry.since_version(op, opset) if opset is not None else None
         if version is None or version < 7:
             # before version 7 a broadcast follows the legacy broadcast/axis attributes, not
             # numpy's rule: storing numpy's expansion could change the result
@@ -412,14 +411,11 @@ def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:
                                             index, None, about="consumed_inputs"))
             continue
         out = sh.get(node.output[0]) if node.output else None
-        if op == "Gemm":
-            if len(node.input) < 3 or not node.input[2]:
-                continue
-            operands = [(2, "C")]
-        else:
-            if len(node.input) != 2:
-                continue
-            operands = [(0, "A"), (1, "B")]
+        if not record.required <= len(node.input) <= len(record.inputs):
+            continue
+        # the operands the record says conform may expand, when the node has them
+        operands = [(pos, what) for pos, what in record.conform.operands
+                    if pos < len(node.input) and node.input[pos]]
         for pos, what in operands:
             name = node.input[pos]
             src = sh.get(name)

@@ -6,6 +6,7 @@ Spec: spec/add.md. Proofs: proofs/add.mlw. Tests: tests/ops/test_elementwise.py.
 """
 from __future__ import annotations
 
+import ctypes
 import math
 from fractions import Fraction
 
@@ -15,7 +16,8 @@ from .. import dtypes
 from ..semantics import floats, intloops
 from ..semantics.values import int_range
 from . import elementwise
-from .registry import Operator
+from .openvino_ir import IRLayer, broadcast_rule_inputs, broadcast_shape
+from .registry import CBinding, CEntry, ConformRule, Operator, first_shape
 
 OP = "Add"
 PREFIX = "ADD"
@@ -83,9 +85,31 @@ check = elementwise.checker(OP, PREFIX, LATEST)
 add = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.add, "Element-wise sum of two arrays of the "
                                "same shape and numeric element type (ONNX Add).")
 
+
+
+# req: ADD-R1, ADD-R3, ADD-R4
+def add_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
+    """ONNX Add under the SONNX profile, computed by the C kernel extracted from
+    proofs/add_c.mlw. The same checks and refusals as ``sonnx.add``; the same bits."""
+    from .. import c_kernels
+    check(a, b, opset)
+    return c_kernels.binary_same_shape("sonnx_add", a, b)
+
+
+_C_PROOF = "proofs/add_c.mlw"
+_C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
+C_BINDING = CBinding(
+    source="add_c.c", proof=_C_PROOF, wrapper=add_c,
+    entries=tuple(CEntry(f"sonnx_add_{t}", _C_PROOF, f"AddC{w}", ("ADD-R1", "ADD-R3"), _C_ARGS)
+                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("u32", "UInt32"), ("u64", "UInt64"))))
+
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=add_reference,
     kernel=add,
     bind=elementwise.binder(OP, PREFIX, LATEST, np.add),
-    spec="spec/add.md", proofs=("proofs/add.mlw", "proofs/add_half.mlw", "proofs/add_c.mlw"))
+    spec="spec/add.md", proofs=("proofs/add.mlw", "proofs/add_half.mlw", "proofs/add_c.mlw"),
+    openvino=(IRLayer("Add", 1, 2, broadcast_shape, broadcast_rule_inputs),),
+    output_shape=first_shape, comparison="bits", c_binding=C_BINDING,
+    conform=ConformRule("ADD-R4", ((0, "A"), (1, "B"))),
+    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))

@@ -1,4 +1,4 @@
-"""Same-shape element-wise binary operators (Mul, Add, Sub): what they share, written once.
+"""Same-shape element-wise binary operators (kind "elementwise"): what they share, written once.
 
 An operator module supplies its name, its requirement prefix, its element function (one value
 of T from two) and that element's specification; the three functions below turn them into
@@ -11,8 +11,10 @@ of T from two) and that element's specification; the three functions below turn 
 PROF-R2 (static, positive, bounded shapes) is the profile's rule, not the operator's: the
 kernels check it here with profile.shape_violations, the validator where each tensor is defined.
 
-The IDs are built from the prefix, so the ``# req:`` lines below name each operator built here
-explicitly: the trace then fingerprints this shared code for each of their requirements.
+The IDs are built from the prefix; the ``# req:`` lines below name the family
+``@kind:elementwise`` (every requirement of every element-wise operator), so the trace
+fingerprints this shared code for each of them and a new operator of the kind joins by its
+record alone.
 """
 from __future__ import annotations
 
@@ -44,8 +46,7 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
     return tuple(reversed(out))
 
 
-# req: MUL-R1, MUL-R2, MUL-R3, MUL-R4, ADD-R1, ADD-R2, ADD-R3, ADD-R4
-# req: SUB-R1, SUB-R2, SUB-R3, SUB-R4
+# req: @kind:elementwise
 def constraints(op: str, prefix: str, a: TensorSig, b: TensorSig, *, opset: int,
                 broadcast: int | None = None, consumed_inputs: object = None) -> list[Violation]:
     """Every violation of R1..R4 of a node of ``op`` with inputs ``a`` and ``b`` under ``opset``.
@@ -169,7 +170,7 @@ def _every_element_ok(element_ok: Callable, a: TensorValue, b: TensorValue, c: T
     return True
 
 
-# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4, SUB-R1, SUB-R3, SUB-R4
+# req: @kind:elementwise
 def reference_kernel(op: str, prefix: str, latest: int, element: Callable, element_ok: Callable,
                      int_loop: Callable | None = None) -> Callable[[TensorValue, TensorValue], TensorValue]:
     """The reference kernel of ``op``: c[i] = element(T, a[i], b[i]) over flat row-major data.
@@ -209,7 +210,7 @@ def reference_kernel(op: str, prefix: str, latest: int, element: Callable, eleme
     return reference
 
 
-# req: MUL-R1, MUL-R3, MUL-R4, ADD-R1, ADD-R3, ADD-R4, SUB-R1, SUB-R3, SUB-R4
+# req: @kind:elementwise
 def check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
     """Every check of a kernel's arguments: TypeError or ProfileViolation; else whether the
     result may raise floating-point warnings (a float type)."""
@@ -217,8 +218,6 @@ def check(op: str, prefix: str, a: object, b: object, opset: object) -> bool:
     kernel.refuse(op, sigs, constraints(op, prefix, sigs[0][1], sigs[1][1], opset=version))
     return dtypes.is_float(dtypes.name_of(a.dtype))
 
-
-_check = check      # the name sonnx.c_kernels calls until it calls ``check`` (issue 27's records part)
 
 
 def checker(op: str, prefix: str, latest: int) -> Callable[..., bool]:
@@ -240,7 +239,7 @@ TypeError for non-array inputs and a non-integer opset.
 """
 
 
-# req: MUL-R1, MUL-R3, ADD-R1, ADD-R3, SUB-R1, SUB-R3
+# req: @kind:elementwise
 def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -> Callable[..., np.ndarray]:
     """The numpy kernel of ``op``: every check, then ``ufunc`` on the arrays as they are.
 
@@ -261,7 +260,7 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
     return kernel.entry(public)
 
 
-# req: MUL-R3, ADD-R3, SUB-R3
+# req: @kind:elementwise
 def _apply(ufunc: np.ufunc, quiet: bool, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The arithmetic of an accepted call (``quiet``: silence IEEE warnings, a float type)."""
     if quiet:
@@ -272,7 +271,7 @@ def _apply(ufunc: np.ufunc, quiet: bool, a: np.ndarray, b: np.ndarray) -> np.nda
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
-# req: MUL-R1, MUL-R3, ADD-R1, ADD-R3, SUB-R1, SUB-R3
+# req: @kind:elementwise
 def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
     """The ``bind`` of ``op``'s kernel: the kernel's checks once now for arrays like ``a`` and
     ``b`` (the same refusals), then a function of the arrays alone (see gemm.bind)."""
@@ -280,3 +279,4 @@ def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
         quiet = check(op, prefix, a, b, opset)
         return lambda a, b: _apply(ufunc, quiet, a, b)
     return bind
+

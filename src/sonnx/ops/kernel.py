@@ -41,9 +41,10 @@ from .signature import TensorSig, tensor_shape_violations
 def version_in_force(op: str, opset: int, rule: str) -> tuple[int | None, list[Violation]]:
     """The version of ``op`` in force under ``opset``, or None and the refusal (under the
     operator's typed rule ``rule``) when that opset has no such operator yet."""
-    version = dtypes.since_version(op, opset)
+    from .registry import since_version, versions
+    version = since_version(op, opset)
     if version is None:
-        first = dtypes.versions(op)[0]
+        first = versions(op)[0]
         return None, [Violation(rule, f"opset {opset} has no {op}; import opset {first} or later")]
     return version, []
 

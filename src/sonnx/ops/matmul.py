@@ -16,7 +16,8 @@ from .. import dtypes
 from ..errors import Violation, raise_if_any
 from ..semantics.tensor import TensorValue, size
 from . import gemm, kernel, symdims
-from .registry import Operator
+from .openvino_ir import IRLayer, product_rule_inputs, product_shape
+from .registry import CBinding, Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "MatMul"
@@ -169,8 +170,6 @@ def check(a: object, b: object, mode: object = "exact", opset: object = LATEST) 
     return True
 
 
-_check = check      # the name sonnx.c_kernels calls until it calls ``check`` (issue 27's records part)
-
 
 # req: MATMUL-R1, MATMUL-R5
 @kernel.entry
@@ -206,8 +205,29 @@ def bind(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exac
     return gemm.bind(a, b, None, mode=mode, opset=gemm.LATEST, **gemm_arguments())
 
 
+
+def result_shape(shapes, keywords) -> tuple[int, int]:
+    """(M, N) from A (M, K) and B (K, N) (MATMUL-R1)."""
+    return (shapes[0][0], shapes[1][1])
+
+
+# req: MATMUL-R1
+def matmul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
+    """ONNX MatMul under the SONNX profile (rank 2), computed by the C Gemm kernel: MatMul is
+    Gemm with alpha = 1, no C and no transposes (proofs/matmul.mlw proves it refines Gemm;
+    proofs/gemm_c.mlw proves the C computes Gemm's exact mode). The same checks and refusals as
+    ``sonnx.matmul``; the same bits as its exact mode. Float types only."""
+    check(a, b, "exact", opset)
+    return gemm.gemm_c(a, b, None, **gemm_arguments())
+
+
+# no C source of its own: it runs Gemm's entry points
+C_BINDING = CBinding(source=None, proof=None, entries=(), wrapper=matmul_c)
+
 OPERATOR = Operator(
     name=OP, prefix="MATMUL", kind="matrix", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={}, constraints=node_constraints, reference=matmul_reference, kernel=matmul,
     bind=bind,
-    spec="spec/matmul.md", proofs=("proofs/matmul.mlw",))
+    spec="spec/matmul.md", proofs=("proofs/matmul.mlw",),
+    openvino=(IRLayer("MatMul", 1, 2, product_shape, product_rule_inputs),),
+    output_shape=result_shape, comparison=gemm.fast_bound_comparison, c_binding=C_BINDING)

@@ -8,6 +8,7 @@ Spec: spec/mul.md. Proofs: proofs/mul.mlw, proofs/mul_half.mlw. Tests: tests/ops
 """
 from __future__ import annotations
 
+import ctypes
 import math
 from fractions import Fraction
 
@@ -18,7 +19,8 @@ from ..errors import Violation
 from ..semantics import floats, intloops
 from ..semantics.values import int_range
 from . import elementwise
-from .registry import Operator
+from .openvino_ir import IRLayer, broadcast_rule_inputs, broadcast_shape
+from .registry import CBinding, CEntry, ConformRule, Operator, first_shape
 from .signature import TensorSig
 
 OP = "Mul"
@@ -86,9 +88,31 @@ check = elementwise.checker(OP, PREFIX, LATEST)
 mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply, "Element-wise product of two arrays "
                                "of the same shape and numeric element type (ONNX Mul).")
 
+
+
+# req: MUL-R1, MUL-R3, MUL-R4
+def mul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
+    """ONNX Mul under the SONNX profile, computed by the C kernel extracted from
+    proofs/mul_c.mlw. The same checks and refusals as ``sonnx.mul``; the same bits."""
+    from .. import c_kernels
+    check(a, b, opset)
+    return c_kernels.binary_same_shape("sonnx_mul", a, b)
+
+
+_C_PROOF = "proofs/mul_c.mlw"
+_C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
+C_BINDING = CBinding(
+    source="mul_c.c", proof=_C_PROOF, wrapper=mul_c,
+    entries=tuple(CEntry(f"sonnx_mul_{t}", _C_PROOF, f"MulC{w}", ("MUL-R1", "MUL-R3"), _C_ARGS)
+                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("u32", "UInt32"), ("u64", "UInt64"))))
+
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=mul_reference,
     kernel=mul,
     bind=elementwise.binder(OP, PREFIX, LATEST, np.multiply),
-    spec="spec/mul.md", proofs=("proofs/mul.mlw", "proofs/mul_half.mlw", "proofs/mul_c.mlw"))
+    spec="spec/mul.md", proofs=("proofs/mul.mlw", "proofs/mul_half.mlw", "proofs/mul_c.mlw"),
+    openvino=(IRLayer("Multiply", 1, 2, broadcast_shape, broadcast_rule_inputs),),
+    output_shape=first_shape, comparison="bits", c_binding=C_BINDING,
+    conform=ConformRule("MUL-R4", ((0, "A"), (1, "B"))),
+    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))

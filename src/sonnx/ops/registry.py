@@ -1,18 +1,65 @@
 """The profile's operators: each module in sonnx/ops declares one ``Operator`` record, and
-``operators()`` below lists them, one explicit line each. Everything that needs the list of
-operators (the profile's PROF-R1, the type sets, the validator, the requirement-ID pattern of
-the trace) reads it here; no other list of operators exists.
+``STEMS`` below lists them, one explicit line each. Everything that needs the list of operators
+or a fact about one (the profile's PROF-R1, the type sets, the validator and its OpenVINO
+reader, conform's rewrites, the executor's planning and its comparison with onnxruntime, the C
+kernels' bindings, the trace's proofs and requirement-ID pattern, the exported kernels
+``sonnx.<stem>``) reads it here; no other list or table of operators exists, and no module
+outside an operator's own files names one (tests/test_operator_homes.py).
 
 A record, not a framework: no discovery, no base class, no hooks. The list is built on first
 use because each operator module imports ``Operator`` from here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+import posixpath
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import Violation
+
+# The profile's operators, by stem (the module's name in sonnx/ops), in the order the profile
+# lists them: the one line an operator adds outside its own files.
+STEMS = (
+    "mul",
+    "gemm",
+    "add",
+    "sub",
+    "relu",
+    "matmul",
+)
+
+
+@dataclass(frozen=True)
+class CEntry:
+    """One C entry point extracted from a proof (tools/extract-c)."""
+    name: str                       # the C function, e.g. "sonnx_<stem>_f32"
+    proof: str                      # the proof file its WhyML function is in
+    theory: str                     # the WhyML module holding the function of the same name
+    ids: tuple[str, ...]            # the requirement IDs of that function's goal
+    argtypes: tuple                 # its ctypes argument types (it returns nothing)
+
+
+@dataclass(frozen=True)
+class CBinding:
+    """An operator's C kernels: the extracted source, its proof, the entry points and the Python
+    function that checks the operands as the Python kernel does and calls them."""
+    source: str | None              # the extracted C file in sonnx/c/ (None: it runs another's)
+    proof: str | None               # the proof file tools/extract-c extracts it from
+    entries: tuple[CEntry, ...]
+    wrapper: Callable               # exported as sonnx.c_kernels.<stem>
+    # C functions that are not entry points (clones the entry points call): name -> (proof
+    # file, WhyML module holding the clone, WhyML function cloned)
+    internal: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConformRule:
+    """What ``sonnx conform`` may repair for this operator: a broadcast constant operand stored
+    expanded to the result's shape, which the requirement ``rule`` then accepts."""
+    rule: str                               # the requirement ID the rewrite satisfies
+    operands: tuple[tuple[int, str], ...]   # (input position, input name) it may expand
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +85,39 @@ class Operator:
     # function of the arrays alone, for arrays of the examples' shapes and types, to be run
     # under fpenv.guarded (sonnx.run.session plans a model with it)
     bind: Callable
+    # --- read by the layers above ops (issue 27): each a fact of this operator, kept here ---
+    # the OpenVINO IR layers read as this operator (sonnx.ops.openvino_ir.IRLayer rows)
+    openvino: tuple = ()
+    # ONNX attribute -> the kernel's keyword, for the attributes that reach the kernel
+    kernel_attributes: Mapping[str, str] = field(default_factory=dict)
+    # the result's shape from the operands' shapes and the kernel keywords (the executor plans
+    # with it; the operands are already accepted by the operator's checks); None: no rule
+    output_shape: Callable[[Sequence[tuple[int, ...]], Mapping[str, Any]], tuple[int, ...]] | None = None
+    # how `sonnx run --compare onnxruntime` judges a node: "bits" (equal bit for bit, a NaN
+    # matches any NaN), "bits, zero sign open" (-0 and +0 also match), or a function
+    # (onnxruntime's result, operands, kernel keywords, progress) -> "" or why it is outside the
+    # stated bound, applied to float results (integer results: "bits"); ValueError: not compared
+    comparison: str | Callable = "bits"
+    c_binding: CBinding | None = None       # its C kernels extracted from the proofs, if any
+    conform: ConformRule | None = None      # what conform may repair, if anything
+    # the shared WhyML theories its proofs use (proofs/tensor.mlw, ...), read by the trace
+    theories: tuple[str, ...] = ()
+
+    @property
+    def stem(self) -> str:
+        """The operator's module name in sonnx/ops (its files are named after it)."""
+        return posixpath.splitext(posixpath.basename(self.spec))[0]
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Glob patterns (repository-relative) of the operator's own files, its home: every
+        other file is shared and names no operator."""
+        s, p = self.stem, self.prefix
+        return (f"src/sonnx/ops/{s}.py", f"src/sonnx/ops/{s}_*.py", f"src/sonnx/ops/{s}/**",
+                f"src/sonnx/ops/{s}.toml", f"src/sonnx/c/{s}_c.c", f"spec/{s}.md",
+                f"spec/gaps/{p}-R*.md", f"proofs/{s}*.mlw", f"proofs/{s}*/**",
+                f"tests/ops/test_{s}*.py", f"tests/crosshair/{s}_cases.py",
+                f"tests/crosshair/mutants/{s}*", f"docs/operators/{s}.md")
 
     @property
     def versions(self) -> tuple[int, ...]:
@@ -58,18 +138,57 @@ class Operator:
 @lru_cache(maxsize=1)
 def operators() -> dict[str, Operator]:
     """op_type -> Operator, in the order the profile lists them."""
-    from . import add, gemm, matmul, mul, relu, sub
-    listed = [
-        mul.OPERATOR,
-        gemm.OPERATOR,
-        add.OPERATOR,
-        sub.OPERATOR,
-        relu.OPERATOR,
-        matmul.OPERATOR,
-    ]
+    listed = [importlib.import_module(f"{__package__}.{stem}").OPERATOR for stem in STEMS]
     return {op.name: op for op in listed}
 
 
 def operator(name: str) -> Operator:
     """The profile operator ``name`` (KeyError when it is not one)."""
     return operators()[name]
+
+
+def first_shape(shapes: Sequence[tuple[int, ...]], keywords: Mapping[str, Any]) -> tuple[int, ...]:
+    """``output_shape`` of an operator whose result has its (first) operand's shape."""
+    return tuple(shapes[0])
+
+
+def by_stem(stem: str) -> Operator:
+    """The profile operator whose module is ``stem`` (KeyError when none is)."""
+    if stem not in STEMS:
+        raise KeyError(stem)
+    return next(op for op in operators().values() if op.stem == stem)
+
+
+def versions(op: str) -> list[int]:
+    """The since-versions of an operator that the profile knows, ascending."""
+    return list(operator(op).versions)
+
+
+@lru_cache(maxsize=256)
+def since_version(op: str, opset: int) -> int | None:
+    """The operator version in force under an imported opset, or None if there is none."""
+    return operator(op).since_version(opset)
+
+
+def type_set(op: str, version: int) -> frozenset[str]:
+    """The element types operator ``op`` admits at since-version ``version``."""
+    return operator(op).type_sets[version]
+
+
+def operator_violations(domain: str, op_type: str) -> list[Violation]:
+    """PROF-R1: the node's operator is a profile operator (one of the registry's) of ai.onnx."""
+    from ..profile import DEFAULT_DOMAINS
+    listed = ", ".join(operators())
+    if domain not in DEFAULT_DOMAINS:
+        return [Violation("PROF-R1", f"operator {domain}::{op_type} is outside the default ONNX domain; "
+                                     f"the profile admits only {listed} from ai.onnx (`sonnx conform` cannot remove it)")]
+    if op_type == "Constant":
+        return [Violation("PROF-R1", "operator Constant is not in the SONNX profile; `sonnx conform "
+                                     "MODEL -o OUT` stores its value as an initializer (no output bit "
+                                     "changes; a sparse value excepted)")]
+    if op_type not in operators():
+        return [Violation("PROF-R1", f"operator {op_type} is not in the SONNX profile, which cannot "
+                                     f"express it yet; only a model built from {listed} alone "
+                                     "conforms (`sonnx conform` cannot remove it: it rewrites only "
+                                     "Constant nodes, into initializers)")]
+    return []

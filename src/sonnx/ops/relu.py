@@ -8,6 +8,8 @@ Proofs: proofs/relu.mlw, proofs/relu_half.mlw. Tests: tests/ops/test_relu.py.
 """
 from __future__ import annotations
 
+import ctypes
+import functools
 import itertools
 import math
 
@@ -19,7 +21,8 @@ from ..semantics import floats
 from ..semantics.tensor import TensorValue, flat_index, size
 from ..semantics.values import int_range
 from . import kernel
-from .registry import Operator
+from .openvino_ir import IRLayer, as_is, unary_shape
+from .registry import CBinding, CEntry, Operator, first_shape
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Relu"
@@ -150,8 +153,6 @@ def check(x: object, opset: object = LATEST) -> bool:
     return True
 
 
-_check = check      # the name sonnx.c_kernels calls until it calls ``check`` (issue 27's records part)
-
 
 # req: RELU-R1, RELU-R3
 @kernel.entry
@@ -207,7 +208,29 @@ def bind(x: np.ndarray, *, opset: int = LATEST):
     return _apply
 
 
+
+# req: RELU-R3
+def relu_c(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
+    """ONNX Relu under the SONNX profile, computed by the C kernel extracted from
+    proofs/relu_c.mlw (float16/bfloat16 through float32 and 8/16-bit integers through int32:
+    both conversions are exact and Relu does not round). The same checks and refusals as
+    ``sonnx.relu``; the same bits."""
+    from .. import c_kernels
+    check(x, opset)
+    return c_kernels.unary_exact("sonnx_relu", x)
+
+
+_C_PROOF = "proofs/relu_c.mlw"
+_C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, out, n
+C_BINDING = CBinding(
+    source="relu_c.c", proof=_C_PROOF, wrapper=relu_c,
+    entries=tuple(CEntry(f"sonnx_relu_{t}", _C_PROOF, f"ReluC{w}", ("RELU-R3",), _C_ARGS)
+                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("i32", "Int32"), ("i64", "Int64"))))
+
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="unary", type_sets=TYPE_SETS, inputs=("X",), optional=(),
     attributes={"consumed_inputs": None}, constraints=node_constraints, reference=relu_reference,
-    kernel=relu, bind=bind, spec="spec/relu.md", proofs=("proofs/relu.mlw", "proofs/relu_half.mlw", "proofs/relu_c.mlw"))
+    kernel=relu, bind=bind, spec="spec/relu.md", proofs=("proofs/relu.mlw", "proofs/relu_half.mlw", "proofs/relu_c.mlw"),
+    openvino=(IRLayer("ReLU", 1, 1, unary_shape, as_is),),
+    output_shape=first_shape, comparison="bits, zero sign open", c_binding=C_BINDING,
+    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))

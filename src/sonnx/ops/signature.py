@@ -12,6 +12,7 @@ from typing import Callable
 from .. import dtypes
 from ..errors import Violation
 from ..profile import Dim, shape_violations
+from . import registry
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class TensorSig:
     sparse: bool = False
 
 
-# req: MUL-R1, MUL-R4, ADD-R1, ADD-R4, SUB-R1, SUB-R4, GEMM-R1, GEMM-R4
+# req: @same-shape, @no-broadcast
 def static_shape(t: TensorSig) -> bool:
     """A dense tensor whose every dimension is an integer (what shapes can be compared on)."""
     return not t.sparse and t.shape is not None and all(
@@ -36,7 +37,7 @@ def tensor_shape_violations(op: str, inputs: list[tuple[str, TensorSig]]) -> lis
     return [v for what, t in inputs if not t.sparse for v in shape_violations(t.shape, f"{op} input {what}")]
 
 
-# req: MUL-R2, MUL-R3, ADD-R2, ADD-R3, SUB-R2, SUB-R3, GEMM-R2, GEMM-R3
+# req: @dense, @typed
 def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], *, dense_rule: str,
                     type_rule: str, hint: Callable[[str], str] = lambda elem: "") -> list[Violation]:
     """The two rules every profile operator shares, under its own requirement IDs: inputs are
@@ -45,7 +46,7 @@ def dense_and_typed(op: str, version: int, inputs: list[tuple[str, TensorSig]], 
     found = [Violation(dense_rule, f"{op} input {what} is sparse; the profile accepts dense tensors "
                                    "only: densify it before the model (e.g. x.toarray())")
              for what, t in inputs if t.sparse]
-    allowed = dtypes.type_set(op, version)
+    allowed = registry.type_set(op, version)
     for what, t in inputs:
         if t.sparse:
             continue

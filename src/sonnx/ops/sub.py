@@ -6,6 +6,7 @@ Spec: spec/sub.md. Proofs: proofs/sub.mlw. Tests: tests/ops/test_elementwise.py.
 """
 from __future__ import annotations
 
+import ctypes
 import math
 from fractions import Fraction
 
@@ -15,7 +16,8 @@ from .. import dtypes
 from ..semantics import floats, intloops
 from ..semantics.values import int_range
 from . import elementwise
-from .registry import Operator
+from .openvino_ir import IRLayer, broadcast_rule_inputs, broadcast_shape
+from .registry import CBinding, CEntry, ConformRule, Operator, first_shape
 
 OP = "Sub"
 PREFIX = "SUB"
@@ -95,9 +97,31 @@ sub = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.subtract, "Element-wise di
                                "of two arrays of the same shape and numeric element type "
                                "(ONNX Sub).")
 
+
+
+# req: SUB-R1, SUB-R3, SUB-R4
+def sub_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
+    """ONNX Sub under the SONNX profile, computed by the C kernel extracted from
+    proofs/sub_c.mlw. The same checks and refusals as ``sonnx.sub``; the same bits."""
+    from .. import c_kernels
+    check(a, b, opset)
+    return c_kernels.binary_same_shape("sonnx_sub", a, b)
+
+
+_C_PROOF = "proofs/sub_c.mlw"
+_C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
+C_BINDING = CBinding(
+    source="sub_c.c", proof=_C_PROOF, wrapper=sub_c,
+    entries=tuple(CEntry(f"sonnx_sub_{t}", _C_PROOF, f"SubC{w}", ("SUB-R1", "SUB-R3"), _C_ARGS)
+                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("u32", "UInt32"), ("u64", "UInt64"))))
+
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=sub_reference,
     kernel=sub,
     bind=elementwise.binder(OP, PREFIX, LATEST, np.subtract),
-    spec="spec/sub.md", proofs=("proofs/sub.mlw", "proofs/sub_half.mlw", "proofs/sub_c.mlw"))
+    spec="spec/sub.md", proofs=("proofs/sub.mlw", "proofs/sub_half.mlw", "proofs/sub_c.mlw"),
+    openvino=(IRLayer("Subtract", 1, 2, broadcast_shape, broadcast_rule_inputs),),
+    output_shape=first_shape, comparison="bits", c_binding=C_BINDING,
+    conform=ConformRule("SUB-R4", ((0, "A"), (1, "B"))),
+    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))

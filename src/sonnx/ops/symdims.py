@@ -26,7 +26,7 @@ def is_symbol(d: object) -> bool:
     return isinstance(d, str) and d not in ("", "?") and ".." not in d
 
 
-# req: MUL-R4, ADD-R4, SUB-R4, GEMM-R4, MATMUL-R4
+# req: @no-broadcast
 class Dims:
     """Terms for the dimensions of one node: each unknown dimension is its own term."""
 
@@ -48,7 +48,7 @@ class Dims:
 ONE = ("c", 1)
 
 
-# req: MUL-R1, MUL-R4, ADD-R1, ADD-R4, SUB-R1, SUB-R4, GEMM-R4, MATMUL-R4
+# req: @same-shape, @no-broadcast
 def solvable(equations: Iterable[tuple[tuple, tuple]]) -> bool:
     """Whether some positive values of the terms make every equation hold: no class of terms
     made equal holds two different constants."""

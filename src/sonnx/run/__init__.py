@@ -18,7 +18,7 @@ __all__ = ["CompareError", "InputError", "RunError", "Session", "compare", "run"
 def run(model_or_path, inputs: dict[str, np.ndarray], mode: str = "exact") -> dict[str, np.ndarray]:
     """The outputs (name -> array) of a conformant model for ``inputs`` (name -> array of the
     declared type and shape, never cast). ``mode``: "exact" (the profile's reference results, bit
-    for bit, GEMM-R7) or "fast" (Gemm and MatMul through BLAS, within GEMM-R7's bound).
+    for bit) or "fast" (the matrix operators through BLAS, within their stated error bound).
 
     Raises RunError when the model cannot be read or does not conform (``.findings``: the
     validator's), InputError for inputs that do not match the model, ValueError for a bad mode.

@@ -17,7 +17,7 @@ from itertools import chain
 from .. import __version__, fpenv
 from ..output import config_input, error, write
 from ..output_files import clash, model_inputs, replacing
-from ..validate.text import neutral, shown_path
+from ..text import neutral, shown_path
 
 PROG = "sonnx run"
 
@@ -35,8 +35,8 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="an input: NAME=FILE.npy, NAME=FILE.npz, NAME=FILE.txt|.hex (hex floats, one "
                         "per line), or FILE.npz whose keys are input names (repeat for each input)")
     p.add_argument("--mode", choices=("exact", "fast"), default="exact",
-                   help="exact (default): bit-exact reference results; fast: Gemm/MatMul through BLAS "
-                        "within GEMM-R7's bound")
+                   help="exact (default): bit-exact reference results; fast: the matrix operators through "
+                        "BLAS, within their stated error bound")
     p.add_argument("-o", "--output-dir", metavar="DIR",
                    help="write NAME.npy per output and run.json into DIR (created; its parent must "
                         "exist)")

@@ -6,17 +6,17 @@ onnxruntime's whole-model result and sonnx's.
 
 The verdict is judged node by node, because the profile's bounds are stated per operator: each
 node is run alone in onnxruntime on the inputs *sonnx* computed for it (so errors do not compound
-across layers, and each node is held to its own bound), and
-- Gemm, MatMul (floats): every element within GEMM-R7's fast-mode bound of those inputs
-  (sonnx.ops.gemm.bound, the function the operator tests use; accumulation in float32 for
-  float16/bfloat16/float, float64 for double: a float64 screen proves most elements within it,
-  the exact check on rationals judges the rest); integers: equal to sonnx's result (wrap-around);
-- Mul, Add, Sub: equal bit for bit (one IEEE 754 rounding; a NaN matches any NaN, payloads open);
-- Relu: equal, except that onnxruntime may return -0 where the profile gives +0 (spec/relu.md)
-  and a NaN matches any NaN.
-A node onnxruntime cannot run (no kernel for the type, e.g. bfloat16 Relu) or whose operands
-hold an infinity or NaN (the bound is stated for finite operands) is "not compared": the verdict
-is then not "within bounds".
+across layers, and each node is held to its own bound), by its operator's record
+(``Operator.comparison``):
+- "bits": equal bit for bit (a NaN matches any NaN, payloads open), as for the element-wise
+  operators (one IEEE 754 rounding);
+- "bits, zero sign open": equal, except that onnxruntime may return -0 where the profile gives
+  +0 (the unary operator's spec page says where), and a NaN matches any NaN;
+- a bound function (the matrix operators: the fast-mode error bound the operator's tests use):
+  every element of a float result within it; an integer result is held to "bits" (wrap-around).
+A node onnxruntime cannot run (no kernel for the type) or whose operands hold an infinity or
+NaN (a bound is stated for finite operands) is "not compared": the verdict is then not "within
+bounds".
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import dtypes
-from ..ops.gemm.bound import outside_bound
+from ..ops.registry import operator
 from . import executor
 from .hexfloat import _UINT   # one table of the unsigned type of each float width
 from .io import check_feeds
@@ -144,7 +144,7 @@ def _same(y: np.ndarray, ours: np.ndarray, zero_sign_open: bool) -> str:
 def check_node(index: int, node, args: list[np.ndarray], ours: np.ndarray, opset: int, ir_version: int,
                tenths=None) -> NodeCheck:
     """One node run alone in onnxruntime on sonnx's inputs, judged by its operator's criterion.
-    ``tenths(percent)``: called at each tenth of a long bound check (gemm.bound.outside_bound)."""
+    ``tenths(percent)``: called at each tenth of a long bound check (a record's bound function)."""
     check = NodeCheck(index, node.name, node.op_type, "within")
     try:
         feed = dict(zip([n for n in node.input if n], args))
@@ -153,23 +153,22 @@ def check_node(index: int, node, args: list[np.ndarray], ours: np.ndarray, opset
         check.status, check.detail = "not compared", f"onnxruntime cannot run it: {str(exc).splitlines()[0][:200]}"
         return check
     kind = dtypes.name_of(ours.dtype)
-    if node.op_type in ("Gemm", "MatMul") and dtypes.is_float(kind):
-        attrs = executor._attributes(node)
-        names = executor.KERNEL_ATTRIBUTES["Gemm"]
-        kw = {names[k]: v for k, v in attrs.items() if k in names}
-        c = args[2] if len(args) > 2 else None
+    record = operator(node.op_type)
+    rule = record.comparison
+    if callable(rule) and dtypes.is_float(kind):
+        names = record.kernel_attributes
+        kw = {names[k]: v for k, v in executor.attributes(node).items() if k in names}
         try:
-            bad = outside_bound(np.asarray(y), args[0], args[1], c, limit=1, progress=tenths, **kw)
+            outside = rule(np.asarray(y), args, kw, tenths)
         except ValueError as exc:
             check.status, check.detail = "not compared", str(exc)
             return check
-        if bad:
-            i, j, yij, exact, bound = bad[0]
-            check.status = "outside"
-            check.detail = (f"Y[{i}, {j}] = {yij!r} is {abs(yij - exact):.3g} from the exact {exact!r}, "
-                            f"bound {bound:.3g} (GEMM-R7)")
+        if outside:
+            check.status, check.detail = "outside", outside
         return check
-    differs = _same(np.asarray(y), ours, zero_sign_open=node.op_type == "Relu")
+    if rule not in ("bits", "bits, zero sign open") and not callable(rule):
+        raise ValueError(f"{node.op_type}: unknown comparison rule {rule!r}")
+    differs = _same(np.asarray(y), ours, zero_sign_open=rule == "bits, zero sign open")
     if differs:
         check.status, check.detail = "outside", differs
     return check

@@ -19,13 +19,12 @@ from typing import Callable
 import numpy as np
 
 from .. import dtypes, fpenv
-from ..ops.registry import operator
+from ..ops.registry import operator, operators
 
 MODES = ("exact", "fast")
-# The ONNX attributes that reach a kernel, by operator, as the kernel's keyword. The validator
-# admits no other attribute that changes a result (Mul/Add/Sub-6's broadcast only as 0, with
-# an axis that then means nothing; Relu, MatMul: none).
-KERNEL_ATTRIBUTES = {"Gemm": {"alpha": "alpha", "beta": "beta", "transA": "trans_a", "transB": "trans_b"}}
+# The ONNX attributes that reach a kernel, as the kernel's keyword, are each record's
+# ``kernel_attributes``. The validator admits no other attribute that changes a result (a
+# legacy broadcast attribute only as 0, with an axis that then means nothing).
 
 
 class RunError(Exception):
@@ -62,10 +61,11 @@ def _takes_mode(op_type: str) -> bool:
 
 def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, opset: int | None = None) -> np.ndarray:
     """One node: the registry's kernel of ``op_type`` on ``args``, with the node's attributes
-    (ONNX names) and the model's opset; ``mode`` goes to the kernels that have one (Gemm, MatMul).
-    Shared by the executor and the onnx.reference operators of sonnx.reference."""
+    (ONNX names) and the model's opset; ``mode`` goes to the kernels that have one (the matrix
+    operators').
+    Shared by the executor and the onnx.reference operators of sonnx.onnx_reference."""
     op = operator(op_type)
-    names = KERNEL_ATTRIBUTES.get(op_type, {})
+    names = op.kernel_attributes
     kwargs = {names[k]: v for k, v in attrs.items() if k in names}
     if _takes_mode(op_type):
         kwargs["mode"] = mode
@@ -74,7 +74,7 @@ def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, op
     return op.kernel(*args, **kwargs)
 
 
-def _attributes(node) -> dict:
+def attributes(node) -> dict:
     from onnx import helper
     return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
@@ -135,24 +135,15 @@ class Step:
     last_uses: tuple[str, ...] = ()
 
 
-SAME_SHAPE = ("Mul", "Add", "Sub", "Relu")      # result shaped as the first operand (no broadcast)
-
-
 def _result_signature(op_type: str, args: list[np.ndarray], kwargs: dict) -> tuple[tuple[int, ...], np.dtype]:
     """The shape and element type of a node's result, from its operands (already accepted by
-    the operator's checks): Gemm and MatMul (M, N) (GEMM-R1, MATMUL-R1), the element-wise
-    operators and Relu the shape of their operands; always the operands' element type. An
-    operator without a rule here is refused (a new operator must say its result's shape)."""
-    a = args[0]
-    if op_type == "Gemm":
-        m = a.shape[1] if kwargs.get("trans_a") else a.shape[0]
-        n = args[1].shape[0] if kwargs.get("trans_b") else args[1].shape[1]
-        return (m, n), a.dtype
-    if op_type == "MatMul":
-        return (a.shape[0], args[1].shape[1]), a.dtype
-    if op_type in SAME_SHAPE:
-        return a.shape, a.dtype
-    raise NotImplementedError(f"sonnx.run.executor has no result-shape rule for {op_type}")
+    the operator's checks): the shape by the record's ``output_shape``, always the operands'
+    element type. An operator whose record has no rule is refused (a new operator must say
+    its result's shape)."""
+    rule = operator(op_type).output_shape if op_type in operators() else None
+    if rule is None:
+        raise NotImplementedError(f"sonnx.run.executor has no result-shape rule for {op_type}")
+    return tuple(rule([a.shape for a in args], kwargs)), args[0].dtype
 
 
 def _placeholder(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -171,8 +162,8 @@ def plan(loaded: Loaded, mode: str) -> list[Step]:
     steps = []
     for i, node in enumerate(loaded.model.graph.node):
         op = operator(node.op_type)
-        names = KERNEL_ATTRIBUTES.get(node.op_type, {})
-        kwargs = {names[k]: v for k, v in _attributes(node).items() if k in names}
+        names = op.kernel_attributes
+        kwargs = {names[k]: v for k, v in attributes(node).items() if k in names}
         if _takes_mode(node.op_type):
             kwargs["mode"] = mode
         inputs = tuple(name for name in node.input if name)

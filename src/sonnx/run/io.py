@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import dtypes
 from ..output_files import replacing
-from ..validate.text import shown_path
+from ..text import shown_path
 from . import hexfloat
 from .executor import InputSpec
 

@@ -1,4 +1,4 @@
-# Integer loops of the Mul kernel, in the subset of Python that Why3 1.5.1 verifies.
+# Integer loops of the element-wise and matrix kernels, in the subset of Python Why3 1.5.1 verifies.
 #
 # Proved with:  why3 -C proofs/why3.conf prove -P cvc5 -a split_vc src/sonnx/semantics/intloops.py
 # (tools/prove does it, with z3 and z3noauto as fall-backs, records every VC in
@@ -60,7 +60,7 @@ def wrap_signed(x: int, m: int, h: int) -> int:
     return r - h
 
 
-# req: MUL-R3, ADD-R3, SUB-R3, GEMM-R7
+# req: @rounding
 def wrap(x: int, bits: int, signed: bool) -> int:
     #@ requires bits >= 1
     #@ ensures signed or 0 <= result < pow(2, bits)
@@ -74,7 +74,7 @@ def wrap(x: int, bits: int, signed: bool) -> int:
     return wrap_unsigned(x, m)
 
 
-# req: MUL-R3
+# req: @rounding
 def mul_wrap(a: list[int], b: list[int], bits: int, signed: bool) -> list[int]:
     #@ requires len(a) == len(b)
     #@ requires bits >= 1
@@ -109,7 +109,7 @@ def mul_wrap(a: list[int], b: list[int], bits: int, signed: bool) -> list[int]:
     return c
 
 
-# --- Gemm (integer T) -----------------------------------------------------------------------
+# --- the matrix product (integer T) ---------------------------------------------------------
 # `dot` is the specification only: the exact (unbounded) sum of the first l products
 # x[0]*y[0] + ... + x[l-1]*y[l-1]. `#@ function` makes Why3 read it as a logic function (a
 # `let rec function` with the variant below); CPython can call it too, but no kernel does.
@@ -121,10 +121,10 @@ def dot(x: list[int], y: list[int], l: int) -> int:
     return dot(x, y, l - 1) + x[l - 1] * y[l - 1] if l > 0 else 0
 
 
-# req: GEMM-R7
+# req: @rounding
 def dot_wrap(x: list[int], y: list[int], c: int, bits: int, signed: bool) -> int:
-    # One Gemm entry for integer T: x is the row A'[i, :], y the column B'[:, j], c is C[i, j]
-    # (0 when C is absent); alpha = beta = 1 for integer T (GEMM-R6). The products are summed
+    # One entry of the matrix product for integer T: x is the row A'[i, :], y the column B'[:, j], c is C[i, j]
+    # (0 when C is absent); alpha = beta = 1 for integer T (the operator's attribute rule). The products are summed
     # exactly in Python's unbounded integers (l ascending) and the sum plus c is reduced once
     # into T's range: "widen, compute exactly, reduce", as mul_wrap does. spec/gemm.md's fold
     # (every product and sum reduced modulo 2**bits) has the same value, arithmetic modulo

@@ -26,7 +26,7 @@ class TensorValue(NamedTuple):
     data: list                 # row-major; Python int for integer types, float otherwise
 
 
-# req: MUL-R1, ADD-R1, SUB-R1, GEMM-R1
+# req: @same-shape
 @icontract.ensure(lambda shape, result: result == _product_of(shape), "number of elements")
 def size(shape: tuple[int, ...]) -> int:
     n = 1
@@ -49,7 +49,8 @@ def _offset_spec(shape: tuple[int, ...], index: tuple[int, ...]) -> int:
     return sum(index[k] * _product_of(shape[k + 1:]) for k in range(len(shape)))
 
 
-# MUL-R1: the element at a multi-index of A, B and C is found at the same flat offset
+# a same-shape operator: the element at a multi-index of its operands and result is found at
+# the same flat offset
 @icontract.require(lambda shape, index: _in_bounds(shape, index))
 @icontract.ensure(lambda shape, result: 0 <= result < _product_of(shape))
 @icontract.ensure(lambda shape, index, result: result == _offset_spec(shape, index))

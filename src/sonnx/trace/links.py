@@ -2,12 +2,12 @@
 
 Nobody keeps a list of links by hand: the registry says what must exist, and this module
 reads spec/*.md, src/, tests/ and proofs/ to find what does. Four kinds of site:
-  spec   - ``[MUL-R1]`` tags in spec/*.md
+  spec   - ``[PROF-R1]`` tags in spec/*.md
   code   - an ID in a string or comment of src/sonnx (outside this trace package and
            outside docstrings), i.e. the check that enforces it names it
-  test   - ``@pytest.mark.req("MUL-R1", ...)`` on a test function or class, or a module's
+  test   - ``@pytest.mark.req("PROF-R1", ...)`` on a test function or class, or a module's
            ``pytestmark``
-  proof  - ``(* req: MUL-R1 *)`` comment right before a WhyML declaration (see proofs.py)
+  proof  - ``(* req: PROF-R1 *)`` comment right before a WhyML declaration (see proofs.py)
 """
 from __future__ import annotations
 

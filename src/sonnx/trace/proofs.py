@@ -1,11 +1,11 @@
 """Why3 proof evidence: requirement annotations, session statuses, summary.
 
 Conventions (see proofs/README.md):
-- a comment ``(* req: MUL-R1, MUL-R4 *)`` (optionally followed by `` -- prose``) on the
+- a comment ``(* req: PROF-R1, PROF-R2 *)`` (optionally followed by `` -- prose``) on the
   line(s) immediately before a declaration (lemma, goal, let, let rec, predicate,
   function) names the requirements that declaration verifies or implements;
 - sessions live in ``proofs/<stem>/why3session.xml`` beside ``proofs/<stem>.mlw``;
-- the theory files are the shared theories (SHARED_MLW) then every registered operator's
+- the theory files are the shared theories the records name (``theories``) then every registered operator's
   ``proofs`` (sonnx.ops.registry), each after the files it uses (``mlw_files``);
 - Python files proved through Why3's Python front-end are listed in PY_FILES and proved
   with ``why3 prove --json -a split_vc`` (Why3 1.5.1 sessions cannot be built for them
@@ -23,9 +23,6 @@ from pathlib import Path
 from . import whyml
 from ..requirements import ID_PATTERN
 
-# theories every operator's proofs build on; each operator's own files are its registry
-# record's ``proofs`` (sonnx.ops.registry), so no list of operators is kept here
-SHARED_MLW = ("proofs/tensor.mlw", "proofs/elementwise.mlw")
 PY_FILES = ["src/sonnx/semantics/intloops.py"]
 PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.conf
     "z3": ("Z3", "5.4.0", "pip"),
@@ -43,10 +40,13 @@ HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
 def mlw_files() -> list[str]:
-    """The theory files of the proof step, each after the files it uses: the shared
-    theories, then every registered operator's own files."""
+    """The theory files of the proof step, each after the files it uses: the shared theories
+    the operators' records name (``Operator.theories``, first use first), then every registered
+    operator's own files (``Operator.proofs``); no list of files is kept here."""
     from ..ops import registry
-    return [*SHARED_MLW, *(f for op in registry.operators().values() for f in op.proofs)]
+    ops = list(registry.operators().values())
+    shared = dict.fromkeys(f for op in ops for f in op.theories)
+    return [*shared, *(f for op in ops for f in op.proofs)]
 
 
 def parse_goals(mlw_path) -> list[dict]:

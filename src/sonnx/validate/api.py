@@ -6,7 +6,8 @@ import time
 
 import onnx
 
-from . import reader, text
+from .. import text
+from . import reader
 from .report import Report
 from .walker import Walker
 

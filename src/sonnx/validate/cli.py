@@ -17,7 +17,7 @@ from ..output_files import clash, model_inputs
 from .api import validate
 from .formats import FORMATS, help_base_problem
 from .selection import SelectionError, resolve
-from .text import shown_path
+from ..text import shown_path
 
 _write = write  # the name the validator's tests knew it by
 

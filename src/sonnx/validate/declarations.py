@@ -120,7 +120,7 @@ class _Checker:
                     self._finding(f"attribute '{a.name}' of node '{label}' refers to a function "
                                   f"attribute ('{a.ref_attr_name}') outside any function body, "
                                   "where nothing can supply it (onnxruntime silently reads a "
-                                  "Gemm alpha written so as 0): give the attribute its value",
+                                  "float attribute written so as 0): give the attribute its value",
                                   path, node=(index, n))
                 if a.type == _GRAPH:
                     self._graph(a.g, f"{path}/{label}:{a.name}", scope, in_function=in_function)

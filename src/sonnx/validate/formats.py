@@ -9,7 +9,7 @@ from typing import Sequence
 from .. import requirements
 from ..colour import paint
 from .report import ONNX_CATEGORIES, Report
-from .text import neutral, path_uri
+from ..text import neutral, path_uri
 
 JSON_SCHEMA_ID = "sonnx-validate-report/1"
 
@@ -154,7 +154,8 @@ def help_page(rule: str) -> str:
 
 def rule_name(rule: str, title: str) -> str:
     """A rule's SARIF ``name``: an identifier (CamelCase, letters and digits), the operator
-    first, so that the three "Same shape" rules stay apart: MUL-R1 -> MulSameShape."""
+    first, so that the operators' rules of one title stay apart: PROF-R2 -> ProfileStaticShapes
+    (an operator's PREFIX-R1 "Same shape" -> PrefixSameShape)."""
     words = "".join(ch if ch.isalnum() else " " for ch in title.replace("'", "")).split()
     head = {"PROF": "Profile", "ONNX": "Onnx"}.get(rule.split("-")[0], rule.split("-")[0].capitalize())
     camel = "".join(w[0].upper() + w[1:].lower() for w in words)

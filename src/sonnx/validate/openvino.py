@@ -4,11 +4,12 @@ The XML is parsed by defusedxml with every DTD refused (so no entity, no entity 
 external reference can ever be read); the weights file (.bin) is never opened: shapes and sizes
 come from the XML alone. The IR is read as OpenVINO reads it: the tensors' shapes and element
 types are those of the Parameters' and Consts' `shape` and `element_type`, carried through every
-layer by OpenVINO's own shape rules (openvino_shapes.py) with the inputs in the order OpenVINO
+layer by OpenVINO's own shape rules (sonnx/ops/openvino_shapes.py) with the inputs in the order OpenVINO
 takes them (the document order of the <input> ports); every port's dims and precision is a
 declaration that must agree with what is computed. Each layer that maps onto a profile operator
 is judged by that operator's own constraint function from the registry (sonnx/ops/registry.py)
-on the computed TensorSig of each input, with attributes translated by the table below; the
+on the computed TensorSig of each input, with attributes translated as the operator's record
+says (``Operator.openvino``: sonnx/ops/openvino_ir.py); the
 model-level rules are the profile's own (PROF-R2 is profile.shape_violations). Decisions:
 spec/openvino.md.
 
@@ -23,17 +24,19 @@ import re
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring as defused_fromstring
 
 from ..errors import Violation
 from ..ops.registry import operators
+from ..ops.openvino_ir import IRError, IRLayer
 from ..ops.signature import TensorSig
 from ..profile import Dim, shape_violations
-from . import openvino_shapes as shapes
-from . import reader, rules, text
+from ..ops import openvino_shapes as shapes
+from .. import text
+from . import reader, rules
 from .report import Finding, Report
 
 IR_VERSIONS = frozenset({10, 11})
@@ -50,7 +53,8 @@ LAST_OPSET = {"Parameter": MAX_OV_OPSET}     # every other layer sonnx reads: op
 def known_version(layer_type: str, version: str) -> bool:
     last = LAST_OPSET.get(layer_type, MAX_OV_OPSET - 1)
     return version in OPSET_VERSIONS and int(version[len("opset"):]) <= last
-# The default-domain opset the IR is judged under: Mul/Add/Sub-14, MatMul-13, Relu-14, the
+# The default-domain opset the IR is judged under (version 14 of the element-wise and unary
+# operators, 13 of the matrix product), the
 # versions whose type sets hold every numeric type OpenVINO's operations accept (the same
 # versions are in force up to opset 28). spec/openvino.md.
 IR_OPSET = 14
@@ -127,80 +131,21 @@ class Layer:
         return f"layer {self.id} '{self.name}' ({self.type})"
 
 
-def _flag(layer: Layer, key: str, shown: str) -> bool:
-    # OpenVINO reads "true"/"1" in any case as true and everything else as false; sonnx takes
-    # only the four spellings that cannot be misread (" true" is false to OpenVINO)
-    raw = layer.data.get(key, "false")
-    if raw.lower() not in ("true", "false", "1", "0"):
-        raise MalformedIR(f"{shown}: {layer.where} has {key}={text.neutral(raw)[:20]!r}, not a boolean")
-    return raw.lower() in ("true", "1")
+def _layers() -> dict[str, IRLayer]:
+    """The IR layer mapping, read from the registry: each operator's record lists the IR layer
+    types that read as it (``Operator.openvino``)."""
+    return {row.type: row._replace(op=op.name) for op in operators().values() for row in op.openvino}
 
 
-def _broadcast_mode(layer: Layer, shown: str) -> str:
-    raw = layer.data.get("auto_broadcast", "numpy")     # numpy: OpenVINO's default
-    mode = raw.lower()                                   # OpenVINO ignores the case, not spaces
-    if mode not in shapes.BROADCAST:
-        raise MalformedIR(f"{shown}: {layer.where} has auto_broadcast={text.neutral(raw)[:20]!r}; "
-                          "sonnx reads none, numpy and pdpd")
-    return mode
+LAYERS = _layers()
 
 
-def _elementwise_shape(layer: Layer, ins: list[shapes.Shape], shown: str) -> shapes.Shape | None:
-    return shapes.elementwise(ins, _broadcast_mode(layer, shown))
-
-
-def _matmul_shape(layer: Layer, ins: list[shapes.Shape], shown: str) -> shapes.Shape | None:
-    return shapes.matmul(ins, _flag(layer, "transpose_a", shown), _flag(layer, "transpose_b", shown))
-
-
-def _relu_shape(layer: Layer, ins: list[shapes.Shape], shown: str) -> shapes.Shape | None:
-    return shapes.unary(ins)
-
-
-def _elementwise_rule_inputs(layer: Layer, sigs: list[TensorSig], shown: str) -> tuple[list, dict, str]:
-    """The meaning of auto_broadcast under R4 is decided in spec/openvino.md: none and numpy are
-    judged on the shapes, pdpd is Mul-6's broadcast=1."""
-    if _broadcast_mode(layer, shown) != "pdpd":
-        return sigs, {}, ""
-    return sigs, {"broadcast": 1}, ("auto_broadcast='pdpd' (axis-aligned broadcasting, "
-                                    "ONNX Mul-6's broadcast=1) is read as broadcast=1: ")
-
-
-def _matmul_rule_inputs(layer: Layer, sigs: list[TensorSig], shown: str) -> tuple[list, dict, str]:
-    """Judged as the product computes it: on the transposed operand (OpenVINO ignores the flag
-    of a rank-1 operand)."""
-    out = list(sigs)
-    for i, key in enumerate(("transpose_a", "transpose_b")):
-        sh = out[i].shape
-        if _flag(layer, key, shown) and sh is not None and len(sh) >= 2:
-            out[i] = TensorSig(sh[:-2] + (sh[-1], sh[-2]), out[i].elem_type)
-    return out, {}, ""
-
-
-def _as_is(layer: Layer, sigs: list[TensorSig], shown: str) -> tuple[list, dict, str]:
-    return sigs, {}, ""
-
-
-class IRLayer(NamedTuple):
-    """How an IR layer type is read: the profile operator it is judged as (its ONNX name in the
-    registry), the OpenVINO operation version (each has one in every opset), its number of
-    inputs, its output shape as OpenVINO computes it, and the translation of its operands and
-    attributes for the operator's constraint function."""
-    op: str
-    version: int
-    inputs: int
-    shape: Callable[[Layer, list, str], shapes.Shape | None]
-    rule_inputs: Callable[[Layer, list, str], tuple[list, dict, str]]
-
-
-# The IR layer mapping: the one place that says what each IR layer type is.
-LAYERS = {
-    "Multiply": IRLayer("Mul", 1, 2, _elementwise_shape, _elementwise_rule_inputs),
-    "Add": IRLayer("Add", 1, 2, _elementwise_shape, _elementwise_rule_inputs),
-    "Subtract": IRLayer("Sub", 1, 2, _elementwise_shape, _elementwise_rule_inputs),
-    "MatMul": IRLayer("MatMul", 1, 2, _matmul_shape, _matmul_rule_inputs),
-    "ReLU": IRLayer("Relu", 1, 1, _relu_shape, _as_is),
-}
+def _read(fn, layer: Layer, ins: list, shown: str):
+    """A row's shape rule or operand translation; an attribute it cannot read is malformed."""
+    try:
+        return fn(layer, ins, shown)
+    except IRError as e:
+        raise MalformedIR(str(e)) from None
 
 
 def _int(value: str | None, what: str) -> int:
@@ -481,7 +426,7 @@ def infer(layers: list[Layer], feeds, order: list[Layer], shown: str,
             _agrees(layer.outputs[0], computed, f"{layer.where}: output port {layer.outputs[0].id}",
                     "its shape and element_type say", shown)
         elif mapped is not None:
-            shape = mapped.shape(layer, [v.shape for v in operands], shown)
+            shape = _read(mapped.shape, layer, [v.shape for v in operands], shown)
             types = {v.type for v in operands}
             if shape is not None and len(types) == 1:
                 computed = Value(shape, types.pop())
@@ -517,7 +462,7 @@ def check(layers: list[Layer], feeds, order: list[Layer], shown: str, ir_version
         if mapped.op not in registry:
             return
         sigs = [TensorSig(v.shape, element_type(v.type)) for v in operands]
-        args, attrs, note = mapped.rule_inputs(layer, sigs, shown)
+        args, attrs, note = _read(mapped.rule_inputs, layer, sigs, shown)
         vs: list[Violation] = memo.check(mapped.op, tuple(args), attrs, IR_OPSET)
         if computed is None and not vs:   # a safety net: what OpenVINO refuses never conforms
             raise MalformedIR(f"{shown}: {layer.where}: OpenVINO cannot compute it from "

@@ -12,7 +12,8 @@ import onnx
 from google.protobuf.message import DecodeError
 
 from ..conform.rewrite import pinnable_names
-from . import declarations, text
+from .. import text
+from . import declarations
 from .report import ONNX_CHECKER, ONNX_INFERENCE, ONNX_IR, Finding
 
 MAX_BYTES = 2**31 - 1  # protobuf cannot hold a message of 2 GiB or more

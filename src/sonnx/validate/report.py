@@ -68,7 +68,7 @@ class Finding:
     def where(self) -> str:
         """The location as a person reads it: the node (its name, or ``<op_type>_<index>``) with
         its operator version, else the tensor, else the graph; a graph other than the main one
-        first (``main/If_0:then_branch > Add_3 (Add-14)``). ``location`` is the machine form."""
+        first (``main/If_0:then_branch > Cast_3 (Cast-13)``). ``location`` is the machine form."""
         op = (f" ({self.op_type}-{self.op_version})" if self.op_type and self.op_version else
               f" ({self.op_type})" if self.op_type else "")
         if self.node_label is not None:

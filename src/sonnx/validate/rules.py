@@ -14,7 +14,7 @@ _INT, _FLOAT, _INTS = onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.A
 
 def attributes(node: onnx.NodeProto) -> dict[str, int | float | tuple[int, ...]]:
     """The node's INT, FLOAT and INTS attributes (the only kinds the profile's operators have;
-    INTS: Relu-1's legacy consumed_inputs, which RELU-R4 refuses)."""
+    INTS: the legacy consumed_inputs of version 1 of some, which their own rules refuse)."""
     out: dict[str, int | float | tuple[int, ...]] = {}
     for a in node.attribute:
         if a.type == _INT:

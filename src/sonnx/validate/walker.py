@@ -8,8 +8,8 @@ from typing import Iterator
 import onnx
 
 from ..errors import Violation
-from ..profile import DEFAULT_DOMAINS, operator_violations, opset_import_violations, shape_violations
-from ..ops.registry import operators
+from ..ops.registry import operator_violations, operators
+from ..profile import DEFAULT_DOMAINS, opset_import_violations, shape_violations
 from ..ops.signature import TensorSig
 from . import rules, subinfer
 from .report import Finding, node_label

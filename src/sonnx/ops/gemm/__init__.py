@@ -8,19 +8,20 @@ Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
 """
 from __future__ import annotations
 
+import ctypes
 import numbers
 from typing import Callable, NamedTuple
 
 import icontract
 import numpy as np
 
-from ... import dtypes
+from ... import dtypes, fpenv
 from ...errors import Violation, raise_if_any, shown
 from ...semantics import floats, intloops
 from ...semantics.values import same_value
 from .. import kernel, symdims
 from . import fold
-from ..registry import Operator
+from ..registry import CBinding, CEntry, ConformRule, Operator
 from ..signature import TensorSig, dense_and_typed, tensor_shape_violations
 from ...semantics.tensor import TensorValue, size
 
@@ -111,7 +112,7 @@ def constraints(a: TensorSig, b: TensorSig, c: TensorSig | None, *, opset: int =
     # GEMM-R2 (dense) and GEMM-R3 (one element type of the version's type set)
     found.extend(dense_and_typed(OP, version, inputs, dense_rule="GEMM-R2", type_rule="GEMM-R3",
                                  hint=_type_hint))
-    allowed = dtypes.type_set(OP, version)
+    allowed = OPERATOR.type_sets[version]
 
     # GEMM-R5: attributes and required inputs per version
     for name, value in (("transA", trans_a), ("transB", trans_b)):
@@ -467,8 +468,6 @@ def check(a: object, b: object, c: object = None, alpha: object = 1.0, beta: obj
                  a.dtype != acc or b.dtype != acc)
 
 
-_check = check      # the name sonnx.c_kernels calls until it calls ``check`` (issue 27's records part)
-
 
 # req: GEMM-R1, GEMM-R7
 @kernel.entry
@@ -538,9 +537,89 @@ def bind(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
     return bound
 
 
+
+def result_shape(shapes, keywords) -> tuple[int, int]:
+    """(M, N) from A's and B's shapes and the transpose keywords (GEMM-R1)."""
+    a, b = shapes[0], shapes[1]
+    m = a[1] if keywords.get("trans_a") else a[0]
+    n = b[0] if keywords.get("trans_b") else b[1]
+    return (m, n)
+
+
+def fast_bound_comparison(y, args, keywords, progress=None) -> str:
+    """How ``sonnx run --compare`` judges onnxruntime's float result: every element within the
+    fast-mode bound of GEMM-R7 (gemm.bound.outside_bound, the function the operator's tests use;
+    accumulation in float32 for float16/bfloat16/float, float64 for double: a float64 screen
+    proves most elements within it, the exact check on rationals judges the rest). "" when
+    within, else the first element outside; ValueError when it cannot be judged."""
+    from .bound import outside_bound
+    c = args[2] if len(args) > 2 else None
+    bad = outside_bound(y, args[0], args[1], c, limit=1, progress=progress, **keywords)
+    if not bad:
+        return ""
+    i, j, yij, exact, bound = bad[0]
+    return (f"Y[{i}, {j}] = {yij!r} is {abs(yij - exact):.3g} from the exact {exact!r}, "
+            f"bound {bound:.3g} (GEMM-R7)")
+
+
+# req: GEMM-R1, GEMM-R7
+def gemm_c(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
+           beta: float = 1.0, trans_a: bool = False, trans_b: bool = False,
+           opset: int = LATEST) -> np.ndarray:
+    """ONNX Gemm under the SONNX profile in exact mode (GEMM-R7), computed by the C kernel
+    extracted from proofs/gemm_c.mlw, for float types. The same checks and refusals as
+    ``sonnx.gemm``; the same bits as its exact mode. Integer T is not in the C kernels yet:
+    CKernelsUnavailable names ``sonnx.gemm`` for it."""
+    from ... import c_kernels
+    plan = check(a, b, c, alpha, beta, trans_a, trans_b, "exact", opset)
+    if plan.acc is None:
+        raise c_kernels.CKernelsUnavailable(f"sonnx C kernels: Gemm on {dtypes.name_of(a.dtype)} is "
+                                            "not in the C kernels (float types only); use sonnx.gemm")
+    return _gemm_c(c_kernels, plan, a, b, c, alpha, beta)
+
+
+@fpenv.guarded
+def _gemm_c(c_kernels, plan, a, b, c, alpha, beta) -> np.ndarray:
+    lib = c_kernels.library()
+    ptr = c_kernels.pointer
+    acc = plan.acc
+    m, k = (a.shape[1], a.shape[0]) if plan.ta else a.shape
+    n = b.shape[0] if plan.tb else b.shape[1]
+    x = np.ascontiguousarray(a, dtype=acc)   # widening float16/bfloat16 -> float32 is exact
+    y = np.ascontiguousarray(b, dtype=acc)
+    cc = None if c is None else np.ascontiguousarray(c, dtype=acc)
+    out = np.empty((m, n), dtype=acc)
+    fn = lib.sonnx_gemm_f32 if acc.itemsize == 4 else lib.sonnx_gemm_f64
+    fn(ptr(x), ptr(y), None if cc is None else ptr(cc), ptr(out), int(cc is not None),
+       int(plan.ta), int(plan.tb), float(alpha), float(beta), m, n, k)
+    with np.errstate(all="ignore"):         # the single final RNE rounding to T (may overflow to inf)
+        return out if acc == plan.out else out.astype(plan.out)
+
+
+def _c_args(real) -> tuple:
+    vp, i32 = ctypes.c_void_p, ctypes.c_int32   # a, b, c, out, has_c, ta, tb, alpha, beta, m, n, k
+    return (vp, vp, vp, vp, ctypes.c_int, ctypes.c_int, ctypes.c_int, real, real, i32, i32, i32)
+
+
+_C_PROOF = "proofs/gemm_c.mlw"
+_C_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")
+# the entry points, and the clones of proofs/gemm_c_loop.mlw's [gemm_loop] they call (Why3
+# names the second clone gemm_loop1), each with the proof file and module holding the clone
+# and the WhyML function cloned (GemmCLoop's, proved there)
+C_BINDING = CBinding(
+    source="gemm_c.c", proof=_C_PROOF, wrapper=gemm_c,
+    entries=(CEntry("sonnx_gemm_f32", _C_PROOF, "GemmCFloat32", _C_IDS, _c_args(ctypes.c_float)),
+             CEntry("sonnx_gemm_f64", _C_PROOF, "GemmCFloat64", _C_IDS, _c_args(ctypes.c_double))),
+    internal={"gemm_loop": (_C_PROOF, "GemmCFloat32", "gemm_loop"),
+              "gemm_loop1": (_C_PROOF, "GemmCFloat64", "gemm_loop")})
+
 OPERATOR = Operator(
     name=OP, prefix="GEMM", kind="matrix", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
     bind=bind,
     spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c.mlw",
-                                 "proofs/gemm_refusal.mlw", "proofs/gemm_error.mlw", "proofs/gemm_dot_error.mlw"))
+                                 "proofs/gemm_refusal.mlw", "proofs/gemm_error.mlw", "proofs/gemm_dot_error.mlw"),
+    kernel_attributes={"alpha": "alpha", "beta": "beta", "transA": "trans_a", "transB": "trans_b"},
+    output_shape=result_shape, comparison=fast_bound_comparison, c_binding=C_BINDING,
+    conform=ConformRule("GEMM-R4", ((2, "C"),)),
+    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))

@@ -70,8 +70,8 @@ def unary(shapes: list[Shape]) -> Shape | None:
     return shapes[0]
 
 
-def matmul(shapes: list[Shape], transpose_a: bool, transpose_b: bool) -> Shape | None:
-    """MatMul-1: a rank-1 A is (1, K) and a rank-1 B is (K, 1), their transpose flags ignored,
+def matrix_product(shapes: list[Shape], transpose_a: bool, transpose_b: bool) -> Shape | None:
+    """OpenVINO's matrix product (version 1): a rank-1 A is (1, K) and a rank-1 B is (K, 1), their transpose flags ignored,
     and the added axis is dropped from the result; the batch axes broadcast as numpy's do;
     a scalar operand is refused."""
     a, b = shapes

@@ -1,11 +1,11 @@
 """sonnx's kernels as onnx.reference operators:
 
     from onnx.reference import ReferenceEvaluator
-    import sonnx.reference
-    ReferenceEvaluator(model, new_ops=sonnx.reference.new_ops()).run(None, feeds)
+    import sonnx.onnx_reference
+    ReferenceEvaluator(model, new_ops=sonnx.onnx_reference.new_ops()).run(None, feeds)
 
-``new_ops(mode)`` returns one OpRun subclass per profile operator (Mul, Add, Sub, Gemm, MatMul,
-Relu), in the default domain and named after the op type, which is how onnx.reference picks a
+``new_ops(mode)`` returns one OpRun subclass per profile operator (the registry's), in the
+default domain and named after the op type, which is how onnx.reference picks a
 replacement for its own implementation. Each calls ``sonnx.run.executor.run_node``, the code
 ``sonnx run`` uses, with the evaluator's default-domain opset; so the evaluator gives sonnx run's
 bits. It does not validate the model: a node the profile refuses (a broadcast, say) raises
@@ -21,7 +21,7 @@ def new_ops(mode: str = "exact") -> list[type]:
     from .ops.registry import operators
     from .run.executor import MODES, run_node
     if mode not in MODES:
-        raise ValueError(f"sonnx.reference.new_ops: unknown mode {mode!r}; use 'exact' or 'fast'")
+        raise ValueError(f"sonnx.onnx_reference.new_ops: unknown mode {mode!r}; use 'exact' or 'fast'")
 
     def make(op_type: str) -> type:
         def _run(self, *args, **attrs):
