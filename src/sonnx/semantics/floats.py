@@ -63,7 +63,7 @@ def is_value_of(name: str, r: float) -> bool:
     return abs(v) <= max_finite(name) and (v / quantum(name, v)).denominator == 1
 
 
-# req: MUL-R3, ADD-R3, SUB-R3, GEMM-R7
+# req: @rounding
 def is_rounded(name: str, exact: Fraction, r: float) -> bool:
     """``r`` is ``exact`` rounded to nearest, ties to even, in format ``name`` (IEEE 754 RNE).
 
@@ -97,7 +97,7 @@ def _round_to_ok(name: str, x: float, result: float) -> bool:
     return is_rounded(name, Fraction(x), result)
 
 
-# req: MUL-R3, ADD-R3, SUB-R3, GEMM-R7
+# req: @rounding
 @icontract.require(lambda name: name in FORMATS, enabled=FULL_CONTRACTS)
 @icontract.ensure(lambda name, x, result: _round_to_ok(name, x, result),
                   "RNE in the format: nearest value, ties to even, overflow to inf, sign kept",

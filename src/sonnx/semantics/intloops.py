@@ -60,7 +60,7 @@ def wrap_signed(x: int, m: int, h: int) -> int:
     return r - h
 
 
-# req: MUL-R3, ADD-R3, SUB-R3, GEMM-R7
+# req: @rounding
 def wrap(x: int, bits: int, signed: bool) -> int:
     #@ requires bits >= 1
     #@ ensures signed or 0 <= result < pow(2, bits)

@@ -26,7 +26,7 @@ class TensorValue(NamedTuple):
     data: list                 # row-major; Python int for integer types, float otherwise
 
 
-# req: MUL-R1, ADD-R1, SUB-R1, GEMM-R1
+# req: @same-shape
 @icontract.ensure(lambda shape, result: result == _product_of(shape), "number of elements")
 def size(shape: tuple[int, ...]) -> int:
     n = 1

@@ -15,7 +15,7 @@ def int_range(dtype: str) -> tuple[int, int]:
     return lo, lo + (1 << n) - 1
 
 
-# req: MUL-R3, ADD-R3, SUB-R3, GEMM-R7
+# req: @rounding
 def is_element_of(dtype: str, v) -> bool:
     """``v`` is a value of element type ``dtype`` (NaN and the infinities included for floats)."""
     if dtypes.is_float(dtype):
