@@ -13,13 +13,13 @@ import pytest
 
 from sonnx import requirements
 from sonnx.trace import baseline, links
-from tests.trace.registry import registry_toml
+from tests.trace.registry import registry_toml, write_data
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def suspects_of(root: Path) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
-    reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
+    reg = requirements.load_from(root)
     texts = baseline.site_texts(root, reg, links.collect(root))
     reviewed = baseline.load(root)
     found = {rid: r for rid, r in baseline.suspects(baseline.fingerprints(texts), reviewed).items() if r}
@@ -42,7 +42,8 @@ def real_copy(tmp_path_factory):
 def tree(real_copy):
     """Each test edits the copy and gets it back as committed afterwards."""
     edited = [*(real_copy / "src" / "sonnx" / "ops").glob("*.py"), *(real_copy / "proofs").glob("*.mlw"),
-              real_copy / "spec" / "requirement-claims.toml", *(real_copy / "spec" / "gaps").glob("*.md")]
+              *(real_copy / "src" / "sonnx" / "ops").glob("*.toml"), real_copy / "src" / "sonnx" / "data" / "profile.toml",
+              *(real_copy / "spec" / "gaps").glob("*.md")]
     saved = {p: p.read_text() for p in edited}
     yield real_copy
     for p, text in saved.items():
@@ -112,13 +113,13 @@ def small(tmp_path: Path, code: str) -> Path:
     (tmp_path / "src" / "sonnx" / "trace").mkdir(parents=True)
     for d in ("spec", "tests", "proofs"):
         (tmp_path / d).mkdir()
-    (tmp_path / "spec" / "requirements.toml").write_text(REGISTRY)
+    write_data(tmp_path, registry=REGISTRY)
     (tmp_path / "src" / "sonnx" / "k.py").write_text(code)
     return tmp_path
 
 
 def accept(root: Path) -> None:
-    reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
+    reg = requirements.load_from(root)
     baseline.accept(root, baseline.site_texts(root, reg, links.collect(root)), ["all"])
 
 
