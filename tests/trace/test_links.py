@@ -144,7 +144,7 @@ def test_an_unknown_family_is_recorded_where_it_is_named_and_links_nothing(tmp_p
     assert {k: [(s.path, s.line) for s in v] for k, v in found.unknown_families.items()} == {
         "@same-shap": [("src/sonnx/kernel.py", 1)], "@kind:nonsense": [("tests/test_kernel.py", 3)],
         "@nowhere": [("proofs/op.mlw", 0)]}
-    assert found.sites.get("MUL-R1", []) == []
+    assert found.of("MUL-R1", "code") == found.of("MUL-R1", "test") == []
     assert [d["supports"] for d in found.declared_goals] == [["MUL-R1"]]
     (root / "spec" / "trace-supports.toml").write_text(
         '[[test]]\npath = "tests/test_kernel.py"\nsupports = ["@nowhere"]\nwhy = "w"\n')
