@@ -35,6 +35,8 @@ def pytest_collection_modifyitems(config, items):
         for mark in item.iter_markers("req"):
             if not mark.args:
                 raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.req needs at least one ID")
-            unknown = [i for i in mark.args if i not in known]
+            # an ``@family`` token stands for its members (sonnx.requirements); it must exist too
+            ids, families = requirements.expand(mark.args, known)
+            unknown = [i for i in ids if i not in known] + families
             if unknown:
-                raise pytest.UsageError(f"{item.nodeid}: unknown requirement ID(s) {unknown}")
+                raise pytest.UsageError(f"{item.nodeid}: unknown requirement ID(s) or famil(ies) {unknown}")

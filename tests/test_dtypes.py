@@ -12,7 +12,7 @@ TYPE_SETS = [pytest.param(op, version, id=f"{op.name}-{version}")
              for op in operators().values() for version in op.versions]
 
 
-@pytest.mark.req("MUL-R3", "GEMM-R3", "ADD-R3", "SUB-R3", "RELU-R2", "MATMUL-R3")
+@pytest.mark.req("@typed")
 @pytest.mark.parametrize("op,version", TYPE_SETS)
 def test_type_sets_match_onnx_schemas(op, version):
     schema = defs.get_schema(op.name, version)

@@ -35,9 +35,10 @@ def _cmd_requirements(args: argparse.Namespace) -> int:
                + f"\n    source: {r.source}\n" if args.verbosity >= 0 else "")
             for r in reqs.values())
     if args.output_file and args.output_file != "-":
-        # the registry it lists is an input: `-o src/sonnx/data/requirements.toml` must not replace it
-        shipped = str(resources.files("sonnx").joinpath("data/requirements.toml"))
-        why = clash([("-o", args.output_file)], [("the registry", shipped), *config_input(args)])
+        # the registry it lists is an input: `-o src/sonnx/ops/mul.toml` must not replace it
+        shipped = [("the registry", str(resources.files("sonnx").joinpath(rel)))
+                   for rel in requirements.data_files()]
+        why = clash([("-o", args.output_file)], [*shipped, *config_input(args)])
         if why is not None:
             error("sonnx requirements", why)
             return 2

@@ -7,7 +7,7 @@ from typing import Iterable
 
 @dataclass(frozen=True)
 class Violation:
-    """One broken requirement: the ID from spec/requirements.toml and what to do instead."""
+    """One broken requirement: the ID from the requirement registry (sonnx.requirements) and what to do instead."""
 
     requirement: str
     message: str

@@ -1,12 +1,61 @@
-"""The requirement registry (spec/requirements.toml, shipped inside the wheel as sonnx/data)."""
+"""The requirement registry: the profile's rules and each operator's requirements, shipped in
+the package beside the code they are about.
+
+Data files (TOML), gathered in this order: ``sonnx/data/profile.toml`` (the profile's own rules,
+PROF-R*), then ``sonnx/ops/<stem>.toml`` of every registered operator, in registry order. Each
+may hold:
+
+  [[requirement]]  id, title, statement, rationale, source, verification (subset of proof,
+                   crosshair, test), families (optional: the declared families it belongs to)
+  [[claim]]        id, part (the words of the statement this part covers), proof (goals linked
+                   to the ID, FILE:GOAL), crosshair (harnesses; "mutant NAME" for a planted
+                   mutant), test (marked tests, as the trace names them), gap (the path of the
+                   file saying why the part is not proved as stated); read by sonnx.trace.claims
+  [[skip]]         case ("classname::name[params]" as in the JUnit report), justification: a
+                   test case skipped on purpose, after review
+  [[gap]]          id, kind (spec | code | proof | test | crosshair), justification: a demanded
+                   link missing on purpose, after review
+
+``{operators}`` in a statement stands for the registered operators' names (from the registry,
+so that no list of names is kept by hand).
+
+Families: wherever a requirement ID may be written as a link (a ``# req:`` comment, a
+``@pytest.mark.req(...)`` argument, a proof's ``(* req: ... *)``, ``supports`` in
+spec/trace-supports.toml), ``@NAME`` stands for every requirement of family NAME: the built-in
+ones (``@every``, ``@operators``, ``@proved``, ``@kind:<kind>``) or a declared one (FAMILIES,
+joined by a requirement's own ``families``). An unknown family is an error, as an unknown ID is.
+"""
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 VERIFICATION_KINDS = ("proof", "crosshair", "test")
+TABLES = ("requirement", "claim", "skip", "gap")
+PROFILE_DATA = "data/profile.toml"      # inside the package, as every path below
+
+# The declared families, each with what its members share. A requirement joins one by its own
+# data (``families = [...]``); add one only when a marker needs to name a group no built-in
+# family names, with the reason here.
+FAMILIES = {
+    "same-shape": "the operator's shape rule: which operand shapes it takes and the shape of its "
+                  "result (each operator's R1)",
+    "dense": "operands and results are dense tensors; sparse ones are refused",
+    "typed": "one element type from the type set of the operator version in use",
+    "no-broadcast": "operands of different shapes are never broadcast",
+    "attributes": "which attributes may appear, with which values, per version (the validator's "
+                  "node checks read them, as they read shapes and types)",
+    "rounding": "IEEE 754 or integer arithmetic of a result element (rounding, wrap-around)",
+    "values": "the value of each result element: the rounding family and exact element functions "
+              "(what a run computes, so what the floating-point environment and run --compare touch)",
+    "fast-bound": "the error bound of fast mode",
+}
+BUILTIN_FAMILIES = ("every", "operators", "proved", "kind:<kind>")
+FAMILY_RE = re.compile(r"@[a-z][a-z0-9:-]*[a-z0-9]")
 
 
 def _id_pattern() -> str:
@@ -29,16 +78,32 @@ class Requirement:
     rationale: str
     source: str
     verification: tuple[str, ...]
+    families: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         return {"id": self.id, "title": self.title, "statement": self.statement,
                 "rationale": self.rationale, "source": self.source,
-                "verification": list(self.verification)}
+                "verification": list(self.verification), "families": list(self.families)}
 
 
-def parse(text: str) -> dict[str, Requirement]:
-    """Parse registry text; raises ValueError on a malformed or duplicate entry."""
-    data = tomllib.loads(text)
+def _stem(op) -> str:
+    """An operator's stem (its module name), from its spec page spec/<stem>.md."""
+    return getattr(op, "stem", None) or Path(op.spec).stem
+
+
+def operator_names() -> str:
+    """The registered operators' names, as ``{operators}`` reads in a statement."""
+    from .ops.registry import operators
+    return ", ".join(operators())
+
+
+def parse(text: str, where: str = "registry") -> dict[str, Requirement]:
+    """The ``[[requirement]]`` entries of one data file's text (other tables are ignored here);
+    raises ValueError on a malformed or duplicate entry or an undeclared family."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{where}: malformed ({exc})") from None
     out: dict[str, Requirement] = {}
     for entry in data.get("requirement", []):
         missing = [k for k in ("id", "title", "statement", "rationale", "source", "verification")
@@ -48,17 +113,169 @@ def parse(text: str) -> dict[str, Requirement]:
         unknown = set(entry["verification"]) - set(VERIFICATION_KINDS)
         if unknown:
             raise ValueError(f"requirement {entry['id']}: unknown verification {sorted(unknown)}")
+        families = entry.get("families", [])
+        if not (isinstance(families, list) and all(isinstance(f, str) for f in families)):
+            raise ValueError(f"requirement {entry['id']}: families must be a list of names")
+        undeclared = sorted(set(families) - set(FAMILIES))
+        if undeclared:
+            raise ValueError(f"requirement {entry['id']}: undeclared famil{'y' if len(undeclared) == 1 else 'ies'} "
+                             f"{', '.join(undeclared)} (declared: {', '.join(FAMILIES)})")
         if entry["id"] in out:
             raise ValueError(f"requirement {entry['id']} is listed twice")
+        statement = " ".join(entry["statement"].split())
+        if "{operators}" in statement:
+            statement = statement.replace("{operators}", operator_names())
         out[entry["id"]] = Requirement(
-            id=entry["id"], title=entry["title"], statement=" ".join(entry["statement"].split()),
+            id=entry["id"], title=entry["title"], statement=statement,
             rationale=" ".join(entry["rationale"].split()), source=entry["source"],
-            verification=tuple(entry["verification"]))
+            verification=tuple(entry["verification"]), families=tuple(families))
+    return out
+
+
+def data_files() -> list[str]:
+    """The data files, as paths inside the package (``data/profile.toml``, ``ops/<stem>.toml``),
+    in the order the registry gathers them."""
+    from .ops.registry import operators
+    return [PROFILE_DATA, *(f"ops/{_stem(op)}.toml" for op in operators().values())]
+
+
+def data_file_of(rid: str) -> str:
+    """The data file (path inside the package) that holds, or should hold, requirement ``rid``."""
+    from .ops.registry import operators
+    prefix = rid.rsplit("-R", 1)[0]
+    for op in operators().values():
+        if op.prefix == prefix:
+            return f"ops/{_stem(op)}.toml"
+    return PROFILE_DATA
+
+
+def _package(root: Path | None):
+    return resources.files("sonnx") if root is None else Path(root) / "src" / "sonnx"
+
+
+def shown(rel: str, root: Path | None = None) -> str:
+    """How a data file is named in messages: its path in the checkout (src/sonnx/...), or in
+    the installed package (sonnx/...)."""
+    return f"src/sonnx/{rel}" if root is not None else f"sonnx/{rel}"
+
+
+def texts(root: Path | None = None) -> list[tuple[str, str]]:
+    """(path inside the package, text) of every data file that exists: of the installed
+    package, or of the checkout ``root`` (its src/sonnx)."""
+    pkg = _package(root)
+    out = []
+    for rel in data_files():
+        f = pkg.joinpath(rel)
+        if f.is_file():
+            out.append((rel, f.read_text(encoding="utf-8")))
+    return out
+
+
+def tables(root: Path | None = None) -> dict[str, list[dict]]:
+    """Every table of every data file, by kind (requirement, claim, skip, gap), in gathering
+    order; each entry carries ``file``, the data file it came from (as ``shown``). ValueError
+    when a file is malformed or holds a table of another kind."""
+    out: dict[str, list[dict]] = {k: [] for k in TABLES}
+    for rel, text in texts(root):
+        where = shown(rel, root)
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{where}: malformed ({exc})") from None
+        unknown = sorted(set(data) - set(TABLES))
+        if unknown:
+            raise ValueError(f"{where}: unknown table(s) {', '.join(unknown)} (known: {', '.join(TABLES)})")
+        for kind in TABLES:
+            entries = data.get(kind, [])
+            if not (isinstance(entries, list) and all(isinstance(e, dict) for e in entries)):
+                raise ValueError(f"{where}: {kind} must be [[{kind}]] tables")
+            out[kind] += [{**e, "file": where} for e in entries]
+    return out
+
+
+def load_from(root: Path | None) -> dict[str, Requirement]:
+    """The registry of the checkout ``root`` (None: of the installed package), keyed by ID:
+    the profile's rules, then each registered operator's, in registry order."""
+    out: dict[str, Requirement] = {}
+    for rel, text in texts(root):
+        for rid, req in parse(text, shown(rel, root)).items():
+            if rid in out:
+                raise ValueError(f"requirement {rid} is listed twice")
+            out[rid] = req
     return out
 
 
 @lru_cache(maxsize=1)
 def load() -> dict[str, Requirement]:
-    """The registry shipped with the package, keyed by ID, in file order."""
-    text = resources.files("sonnx").joinpath("data/requirements.toml").read_text(encoding="utf-8")
-    return parse(text)
+    """The registry shipped with the package, keyed by ID, in gathering order."""
+    return load_from(None)
+
+
+def family_members(name: str, registry: dict[str, Requirement]) -> list[str]:
+    """The IDs of ``registry`` in family ``name`` (without its ``@``), in registry order;
+    KeyError when there is no such family."""
+    from .ops.registry import operators
+    if name == "every":
+        return list(registry)
+    if name == "operators":
+        return [rid for rid in registry if not rid.startswith("PROF-")]
+    if name == "proved":
+        return [rid for rid, r in registry.items() if "proof" in r.verification]
+    if name.startswith("kind:"):
+        kind = name.partition(":")[2]
+        known = {op.kind for op in operators().values()}
+        if kind not in known and kind not in ("elementwise", "unary", "matrix", "structural"):
+            raise KeyError(name)
+        prefixes = {op.prefix for op in operators().values() if op.kind == kind}
+        return [rid for rid in registry if rid.rsplit("-R", 1)[0] in prefixes]
+    if name in FAMILIES:
+        return [rid for rid, r in registry.items() if name in r.families]
+    raise KeyError(name)
+
+
+def expand(tokens, registry: dict[str, Requirement]) -> tuple[list[str], list[str]]:
+    """IDs and ``@family`` tokens -> (the IDs they stand for, without repeats, in order; the
+    tokens that name no family). IDs are kept as written (an unknown ID is the caller's orphan)."""
+    ids: list[str] = []
+    unknown: list[str] = []
+    for t in tokens:
+        if t.startswith("@"):
+            try:
+                members = family_members(t[1:], registry)
+            except KeyError:
+                unknown.append(t)
+                continue
+        else:
+            members = [t]
+        ids += [m for m in members if m not in ids]
+    return ids, unknown
+
+
+def family_help() -> str:
+    """One line listing the families a marker may name (for messages)."""
+    return ", ".join(f"@{f}" for f in (*BUILTIN_FAMILIES, *FAMILIES))
+
+
+def markdown_block(prefix: str, registry: dict[str, Requirement] | None = None) -> str:
+    """The requirement block of an operator's spec page (PROF: spec/profile.md), as it stands
+    between ``<!-- generated: requirements -->`` and ``<!-- end generated -->``: one line per
+    requirement of ``prefix``, in order, ``- **[ID] Title.** statement``."""
+    registry = load() if registry is None else registry
+    lines = [f"- **[{r.id}] {r.title}.** {' '.join(r.statement.split())}"
+             for rid, r in registry.items() if rid.rsplit("-R", 1)[0] == prefix]
+    return "\n".join(lines) + "\n"
+
+
+BLOCK_START = "<!-- generated: requirements -->"
+BLOCK_END = "<!-- end generated -->"
+
+
+def page_block(text: str) -> str | None:
+    """The text between the requirement block's markers of a spec page (None: no block)."""
+    start = text.find(BLOCK_START)
+    if start < 0:
+        return None
+    end = text.find(BLOCK_END, start)
+    if end < 0:
+        return None
+    return text[start + len(BLOCK_START):end].strip("\n") + "\n"

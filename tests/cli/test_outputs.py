@@ -304,8 +304,9 @@ def checkout(tmp_path):
     the check writes over a copy, never over this tree's files."""
     root = tmp_path / "checkout"
     (root / "spec").mkdir(parents=True)
-    (root / "src" / "sonnx").mkdir(parents=True)
-    (root / "spec" / "requirements.toml").write_bytes((ROOT / "spec" / "requirements.toml").read_bytes())
+    (root / "src" / "sonnx" / "data").mkdir(parents=True)
+    (root / "src" / "sonnx" / "data" / "profile.toml").write_bytes(
+        (ROOT / "src" / "sonnx" / "data" / "profile.toml").read_bytes())
     return root
 
 
@@ -318,7 +319,7 @@ def test_trace_never_writes_over_its_evidence_or_the_checkout(tmp_path, checkout
     monkeypatch.chdir(tmp_path)
     junit = tmp_path / "junit.xml"
     junit.write_text("<testsuites/>")
-    registry = checkout / "spec" / "requirements.toml"
+    registry = checkout / "src" / "sonnx" / "data" / "profile.toml"
     (tmp_path / "reg.toml").symlink_to(registry)
     os.link(junit, tmp_path / "trace.md")
     base = ["trace", "--isolated", "--root", str(checkout)]
@@ -334,15 +335,18 @@ def test_requirements_never_writes_over_the_registry_it_lists(tmp_path, capsys, 
     """The registry is read from the package; here from a copy of it, so that a planted fault
     in the check writes over the copy."""
     from importlib import resources
+    from sonnx import requirements
     package = tmp_path / "package"
-    (package / "data").mkdir(parents=True)
-    shipped = package / "data" / "requirements.toml"
-    shipped.write_bytes(resources.files("sonnx").joinpath("data/requirements.toml").read_bytes())
+    for rel in requirements.data_files():       # the profile's rules and each operator's
+        (package / rel).parent.mkdir(parents=True, exist_ok=True)
+        (package / rel).write_bytes(resources.files("sonnx").joinpath(rel).read_bytes())
     monkeypatch.setattr(resources, "files", lambda name: package)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "reg.toml").symlink_to(shipped)
+    for n, rel in enumerate(requirements.data_files()):
+        (tmp_path / f"reg{n}.toml").symlink_to(package / rel)
     before = snapshot(tmp_path)
-    refused(["requirements", "--isolated", "-o", "reg.toml"], capsys, "reg.toml", str(shipped))
+    for n, rel in enumerate(requirements.data_files()):
+        refused(["requirements", "--isolated", "-o", f"reg{n}.toml"], capsys, f"reg{n}.toml", str(package / rel))
     assert snapshot(tmp_path) == before
 
 

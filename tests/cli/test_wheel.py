@@ -38,7 +38,7 @@ def test_the_wheel_ships_the_library_and_not_the_dev_tools(wheel):
     names = set(wheel.namelist())
     for shipped in ("sonnx/__main__.py", "sonnx/cli.py", "sonnx/config.py", "sonnx/ops/mul.py",
                     "sonnx/ops/gemm/__init__.py", "sonnx/validate/api.py", "sonnx/validate/selection.py",
-                    "sonnx/trace/matrix.py", "sonnx/trace/cli.py", "sonnx/data/requirements.toml"):
+                    "sonnx/trace/matrix.py", "sonnx/trace/cli.py", "sonnx/data/profile.toml", "sonnx/ops/mul.toml"):
         assert shipped in names, shipped
     dev = sorted(n for n in names if n.startswith(("sonnx_dev/", "tests/", "tools/"))
                  or n.endswith("/evidence.py"))

@@ -17,11 +17,14 @@ import random
 
 import pytest
 
+from sonnx import requirements
 from sonnx.ops import gemm, matmul
 from sonnx.ops.elementwise import constraints as ew
 from sonnx.ops.signature import TensorSig
 
-SHAPE_RULES = {"MUL-R1", "MUL-R4", "GEMM-R1", "GEMM-R4", "MATMUL-R1", "MATMUL-R4"}
+# the shape rules: each operator's shape requirement and its no-broadcasting one (the families)
+SHAPE_RULES = {rid for family in ("same-shape", "no-broadcast")
+               for rid in requirements.family_members(family, requirements.load())}
 FRESH = (2, 5, 7)
 DIMS = (1, 3, 4, "a", "b", None)      # statics, two symbols, an unknown dimension
 

@@ -79,7 +79,7 @@ def guarded_run(plant, c_cache) -> dict:
 
 
 @needs_plant
-@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3", "GEMM-R7", "MATMUL-R5")
+@pytest.mark.req("@values")
 def test_every_path_gives_the_default_environment_bits_in_every_mode(guarded_run):
     base = guarded_run["default"]
     assert set(PYTHON_PATHS + C_PATHS + CK_PATHS) == set(base)

@@ -1,4 +1,4 @@
-"""Claims (spec/requirement-claims.toml): every row says what its evidence establishes, part by
+"""Claims (the [[claim]] tables of the requirement data files): every row says what its evidence establishes, part by
 part; a declared gap makes the row partial, never plain green; a claim that names nothing
 real, a gap without its justification, a part not proved without a gap and a requirement
 without an entry are each a defect. Planted faults on small fixture trees, then the real tree.
@@ -13,11 +13,11 @@ import pytest
 
 from sonnx import requirements
 from sonnx.trace import baseline, claims, links, matrix, report
+from tests.trace.registry import CLAIMS_FILE, write_data
 from tests.trace.test_evidence_judge import REGISTRY, cases_xml, root, run_cli, write_all  # noqa: F401  (root: fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
-CLAIMS = ROOT / claims.CLAIMS
-PART = '[[MUL-R1]]\npart = "A and B have the same shape"\n'
+PART = '[[claim]]\nid = "MUL-R1"\npart = "A and B have the same shape"\n'
 FULL = PART + 'proof = ["proofs/op.mlw:same_shape"]\ncrosshair = ["h"]\ntest = ["tests/test_k.py::test_same"]\n'
 GAP = "spec/gaps/MUL-R1.md"
 
@@ -25,7 +25,7 @@ GAP = "spec/gaps/MUL-R1.md"
 def set_claims(root: Path, text: str, *, gap_text: str | None = "MUL-R1: not proved because ...\n",
                accept: bool = True) -> None:
     """Write the claims (and the gap file), review them, and refresh the evidence's inputs."""
-    (root / claims.CLAIMS).write_text(text)
+    write_data(root, claims=text)
     if gap_text is not None:
         (root / GAP).parent.mkdir(parents=True, exist_ok=True)
         (root / GAP).write_text(gap_text)
@@ -169,26 +169,28 @@ def test_a_justification_that_cannot_be_read_as_text_is_missing(root):
 
 def test_a_requirement_without_an_entry_is_a_defect_and_an_entry_of_no_requirement_an_orphan(root):
     other = "MUL-R" + "9"          # built at run time: the real tree names no orphan
-    set_claims(root, FULL + f'\n[[{other}]]\npart = "x"\ntest = ["t"]\n')
+    set_claims(root, FULL + f'\n[[claim]]\nid = "{other}"\npart = "x"\ntest = ["t"]\n')
     m = judge(root)
     assert [(o.kind, o.requirement, o.detail) for o in m.orphans] == [
-        ("orphan", other, "has an entry in spec/requirement-claims.toml")]
-    set_claims(root, '[[MUL-R2]]\npart = "x"\ntest = ["t"]\n')
+        ("orphan", other, "has a [[claim]] entry in a requirement data file")]
+    set_claims(root, '[[claim]]\nid = "MUL-R2"\npart = "x"\ntest = ["t"]\n')
     m = judge(root)
-    assert claim_details(m) == ["no entry in spec/requirement-claims.toml: say what its evidence establishes"]
-    (root / claims.CLAIMS).unlink()
+    missing = f"no [[claim]] entry in {CLAIMS_FILE}: say what its evidence establishes"
+    assert claim_details(m) == [missing]
+    (root / CLAIMS_FILE).unlink()
     write_all(root)
-    assert claim_details(judge(root)) == ["no entry in spec/requirement-claims.toml: say what its evidence establishes"]
-    assert claims.load(root) is None
+    assert claim_details(judge(root)) == [missing]
+    assert claims.load(root) == {}
 
 
 @pytest.mark.parametrize("text,message", [
-    ("[[MUL-R1]\n", "malformed"),
-    ('MUL-R1 = "x"\n', "MUL-R1 must be a list of parts"),
-    ("MUL-R1 = []\n", "MUL-R1 must be a list of parts"),
-    ("MUL-R1 = [1]\n", "MUL-R1 part 1 is not a table"),
-    ('[[MUL-R1]]\nproof = ["g"]\n', "MUL-R1 part 1 needs part"),
-    ('[[MUL-R1]]\npart = "  "\n', "MUL-R1 part 1 needs part"),
+    ("[[claim]\n", "malformed"),
+    ('claim = "x"\n', "claim must be [[claim]] tables"),
+    ("claim = [1]\n", "claim must be [[claim]] tables"),
+    ('[[claims]]\nid = "MUL-R1"\n', "unknown table(s) claims"),
+    ('[[claim]]\npart = "x"\ntest = ["t"]\n', "a [[claim]] needs id"),
+    ('[[claim]]\nid = "MUL-R1"\nproof = ["g"]\n', "claim MUL-R1 part 1 needs part"),
+    ('[[claim]]\nid = "MUL-R1"\npart = "  "\n', "claim MUL-R1 part 1 needs part"),
     (PART + 'tests = ["t"]\nwhy = "w"\n', "unknown key(s) tests, why"),
     (PART + 'test = "t"\n', "test must be a list of names"),
     (PART + 'proof = [""]\n', "proof must be a list of names"),
@@ -197,8 +199,8 @@ def test_a_requirement_without_an_entry_is_a_defect_and_an_entry_of_no_requireme
     (PART + 'gap = ""\n', "gap must be the path of a justification file"),
 ])
 def test_a_malformed_claims_file_exits_2_with_its_name(root, capsys, text, message):
-    (root / claims.CLAIMS).write_text(text)
-    with pytest.raises(matrix.EvidenceError, match="requirement-claims.toml"):
+    write_data(root, claims=text)
+    with pytest.raises(matrix.EvidenceError, match=CLAIMS_FILE):
         judge(root)
     rc, err = run_cli([], capsys)
     assert rc == 2 and message in err and "Traceback" not in err
@@ -207,7 +209,7 @@ def test_a_malformed_claims_file_exits_2_with_its_name(root, capsys, text, messa
 
 
 def test_part_text_is_one_line_and_the_reviewed_form_lists_every_field():
-    [part] = claims._part("MUL-R1", 1, {"part": "two\n   lines", "proof": ["g", "g2"], "gap": "f.md"}),
+    [part] = claims._part("MUL-R1", 1, {"id": "MUL-R1", "part": "two\n   lines", "proof": ["g", "g2"], "gap": "f.md"}),
     assert part.text == "two lines"
     assert claims.text([part, claims.Part("q", crosshair=("h",), test=("t",))]) == (
         "part: two lines\n  proof: g, g2\n  gap: f.md\npart: q\n  crosshair: h\n  test: t")
@@ -223,7 +225,7 @@ def test_a_justification_is_read_with_its_whitespace_collapsed_and_a_fifo_is_nev
 # ---------------------------------------------------------------- the claims are reviewed
 def test_an_edited_claim_or_justification_makes_the_row_suspect(root):
     set_claims(root, FULL + f'gap = "{GAP}"\n')
-    (root / claims.CLAIMS).write_text(FULL)                  # the gap dropped: green without review?
+    write_data(root, claims=FULL)                            # the gap dropped: green without review?
     write_all(root)
     m = judge(root)
     assert m.rows[0].state == "suspect"
@@ -253,11 +255,20 @@ def test_claimed_harnesses_are_in_the_campaign_for_their_requirement():
                 assert rid in known.get(name, ()), f"{rid} claims harness {name!r}"
 
 
-# the rows whose statement is not proved as stated (spec/gaps/*.md): partial until closed
-# (R1 of Mul/Add/Sub, GEMM-R1 and GEMM-R4 closed by the refusal models, issue 19)
-PARTIAL = {f"{op}-R{n}" for op in ("MUL", "ADD", "SUB") for n in (2, 3, 4)} | {
-    "GEMM-R3", "GEMM-R6", "GEMM-R7", "RELU-R1", "RELU-R2", "RELU-R3",
-    "MATMUL-R1", "MATMUL-R3", "MATMUL-R4", "MATMUL-R5"}
+def partial_rows() -> set[str]:
+    """The rows whose statement is not proved as stated, derived from the data: a row is
+    partial when one of its claim parts declares a gap (spec/gaps/*.md says why)."""
+    return {rid for rid, parts in real_claims().items() if any(p.gap for p in parts)}
+
+
+def test_every_gap_file_is_declared_and_every_declared_gap_has_its_file():
+    named = {p.gap for parts in real_claims().values() for p in parts if p.gap}
+    files = {f"spec/gaps/{f.name}" for f in (ROOT / "spec" / "gaps").glob("*.md") if f.name != "README.md"}
+    assert named == files
+    for rid, parts in real_claims().items():
+        for p in parts:
+            if p.gap:
+                assert rid in claims.gap_text(ROOT, p.gap), (rid, p.gap)
 
 
 def test_the_real_claims_hold_and_declare_exactly_the_known_gaps(tmp_path):
@@ -273,6 +284,6 @@ def test_the_real_claims_hold_and_declare_exactly_the_known_gaps(tmp_path):
     wrong = [d for d in m.defects if d.kind in ("claim", "suspect", "orphan")
              and not d.detail.endswith("unverified: no CrossHair summary was read")]
     assert wrong == []
-    assert {r.id for r in m.rows if any(c["gap"] for c in r.claims)} == PARTIAL
+    assert {r.id for r in m.rows if any(c["gap"] for c in r.claims)} == partial_rows() != set()
     for r in m.rows:       # every part of a row demanding a proof is proved or declares its gap
         assert all(c["proof"] or c["gap"] for c in r.claims) or "proof" not in r.verification, r.id

@@ -18,7 +18,7 @@ import pytest
 from sonnx import cli, requirements
 from sonnx.trace import baseline, links, matrix, report
 from sonnx.trace.inputs import step_inputs
-from tests.trace.registry import registry_toml
+from tests.trace.registry import registry_toml, write_data
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,7 +29,7 @@ TESTS = ('import pytest\n\n\n@pytest.mark.req("MUL-R1")\ndef test_same():\n    a
 SUPPORTS = ('[[test]]\npath = "tests/test_k.py"\nname = "test_helper"\nsupports = ["MUL-R1"]\nwhy = "w"\n\n'
             '[[proof]]\npath = "proofs/op.mlw"\ngoal = "M.helper"\nsupports = ["MUL-R1"]\nwhy = "w"\n')
 
-CLAIMS = ('[[MUL-R1]]\npart = "A and B have the same shape"\nproof = ["proofs/op.mlw:same_shape"]\n'
+CLAIMS = ('[[claim]]\nid = "MUL-R1"\npart = "A and B have the same shape"\nproof = ["proofs/op.mlw:same_shape"]\n'
           'crosshair = ["h"]\ntest = ["tests/test_k.py::test_same"]\n')
 
 
@@ -38,13 +38,12 @@ def root(tmp_path, monkeypatch):
     (tmp_path / "src" / "sonnx" / "trace").mkdir(parents=True)
     for d in ("spec", "tests", "proofs", "build"):
         (tmp_path / d).mkdir()
-    (tmp_path / "spec" / "requirements.toml").write_text(REGISTRY)
+    write_data(tmp_path, registry=REGISTRY, claims=CLAIMS)
     (tmp_path / "spec" / "op.md").write_text("- [MUL-R1] same shape\n")
     (tmp_path / "spec" / "trace-supports.toml").write_text(SUPPORTS)
     (tmp_path / "src" / "sonnx" / "k.py").write_text('# req: MUL-R1\ndef check(a, b):\n    return a == b\n')
     (tmp_path / "tests" / "test_k.py").write_text(TESTS)
     (tmp_path / "proofs" / "op.mlw").write_text(MLW)
-    (tmp_path / "spec" / "requirement-claims.toml").write_text(CLAIMS)
     reg = requirements.parse(REGISTRY)
     baseline.accept(tmp_path, baseline.site_texts(tmp_path, reg, links.collect(tmp_path)), ["all"])
     monkeypatch.chdir(tmp_path)

@@ -14,7 +14,7 @@ import pytest
 from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, report
 from sonnx.trace.inputs import step_inputs
-from tests.trace.registry import registry_toml
+from tests.trace.registry import CLAIMS_FILE, REGISTRY_FILE, registry_toml, write_data
 
 REGISTRY_TEXT = registry_toml(("MUL-R1", "Same shape", "A and B have the same shape.", ["proof", "test"]),
                               ("MUL-R2", "Dense", "No sparse tensors.", ["test"]))
@@ -39,12 +39,14 @@ def test_same():
 def test_dense():
     assert True
 '''
-CLAIMS = '''[[MUL-R1]]
+CLAIMS = '''[[claim]]
+id = "MUL-R1"
 part = "A and B have the same shape"
 proof = ["proofs/op.mlw:same_shape"]
 test = ["tests/test_kernel.py::test_same"]
 
-[[MUL-R2]]
+[[claim]]
+id = "MUL-R2"
 part = "no sparse tensors"
 test = ["tests/test_kernel.py::test_dense"]
 '''
@@ -87,12 +89,11 @@ def tree(tmp_path, monkeypatch):
     (tmp_path / "tests").mkdir()
     (tmp_path / "proofs").mkdir()
     (tmp_path / "build").mkdir()
-    (tmp_path / "spec" / "requirements.toml").write_text(REGISTRY_TEXT)
+    write_data(tmp_path, registry=REGISTRY_TEXT, claims=CLAIMS)
     (tmp_path / "spec" / "op.md").write_text("- [MUL-R1] same shape\n- [MUL-R2] dense\n")
     (tmp_path / "src" / "sonnx" / "kernel.py").write_text(CODE)
     (tmp_path / "tests" / "test_kernel.py").write_text(TESTS)
     (tmp_path / "proofs" / "op.mlw").write_text(MLW)
-    (tmp_path / "spec" / "requirement-claims.toml").write_text(CLAIMS)
     (tmp_path / "build" / "junit.xml").write_text(junit_xml())
 
     def proof_sites(root):
@@ -115,14 +116,14 @@ def tree(tmp_path, monkeypatch):
 
 
 def build(root: Path) -> matrix.Matrix:
-    reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
+    reg = requirements.parse((root / REGISTRY_FILE).read_text())
     stamp(root)
     return matrix.build(root, registry=reg, junit_path=root / "build" / "junit.xml",
                         crosshair_path=root / "build" / "none.json")
 
 
 def accept_all(root: Path) -> None:
-    reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
+    reg = requirements.parse((root / REGISTRY_FILE).read_text())
     baseline.accept(root, baseline.site_texts(root, reg, links.collect(root)), ["all"])
 
 
@@ -171,6 +172,27 @@ def test_orphan(tree):
     assert kinds(build(root)) == [("orphan", orphan)]
 
 
+def test_an_unknown_family_is_an_orphan_defect_naming_where_it_stands(tree, capsys):
+    root, _ = tree
+    accept_all(root)
+    path = root / "tests" / "test_kernel.py"
+    path.write_text(path.read_text().replace('@pytest.mark.req("MUL-R2")', '@pytest.mark.req("MUL-R2", "@no-such")'))
+    m = build(root)
+    assert kinds(m) == [("orphan", "@no-such")]
+    [d] = m.orphans
+    assert d.detail.startswith("unknown family @no-such, named in tests/test_kernel.py:") and "@every" in d.detail
+
+
+def test_a_known_family_marker_is_no_orphan_and_reaches_its_members(tree):
+    root, _ = tree
+    path = root / "tests" / "test_kernel.py"
+    path.write_text(path.read_text().replace('@pytest.mark.req("MUL-R2")', '@pytest.mark.req("@every")'))
+    accept_all(root)
+    m = build(root)
+    assert [d.kind for d in m.orphans] == []
+    assert [t["test"] for t in m.rows[0].test] == ["tests/test_kernel.py::test_same", "tests/test_kernel.py::test_dense"]
+
+
 def test_failing_test(tree):
     root, _ = tree
     accept_all(root)
@@ -204,7 +226,7 @@ def test_unproved(tree, result, state):
 def test_editing_a_statement_makes_it_suspect(tree):
     root, _ = tree
     accept_all(root)
-    reg = root / "spec" / "requirements.toml"
+    reg = root / REGISTRY_FILE
     reg.write_text(reg.read_text().replace("No sparse tensors.", "No sparse tensors, ever."))
     m = build(root)
     assert kinds(m) == [("suspect", "MUL-R2")]
@@ -252,7 +274,7 @@ def test_justified_gap_is_recorded_not_dropped(tree):
         '[[test]]\npath = "tests/test_kernel.py"\nsupports = ["MUL-R2"]\nwhy = "w"\n')
     (root / "spec" / "trace-justifications.toml").write_text(
         '[[gap]]\nid = "MUL-R2"\nkind = "test"\njustification = "checked by review only"\n')
-    claims = root / "spec" / "requirement-claims.toml"
+    claims = root / CLAIMS_FILE
     claims.write_text(claims.read_text().replace('test = ["tests/test_kernel.py::test_dense"]', 'gap = "g.md"'))
     (root / "g.md").write_text("MUL-R2: checked by review only")
     accept_all(root)

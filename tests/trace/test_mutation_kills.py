@@ -22,7 +22,7 @@ from sonnx import requirements
 from sonnx.trace import baseline, links, matrix, proofs
 from sonnx_dev import evidence     # the evidence runner (tools/sonnx_dev): its one import here
 from tests.test_evidence_tools import _step
-from tests.trace.registry import registry_toml
+from tests.trace.registry import REGISTRY_FILE, registry_toml
 from tests.trace.test_matrix import INPUTS, TESTS, accept_all, build, junit_xml, tree  # noqa: F401  (tree: fixture)
 
 UNKNOWN = ["GEMM-R" + "98", "GEMM-R" + "99"]  # built at run time: the real tree names no orphan
@@ -214,7 +214,7 @@ def test_on_a_stale_report_a_test_without_result_stays_not_run(tree):
     path = root / "tests" / "test_kernel.py"
     path.write_text(path.read_text().replace('@pytest.mark.req("MUL-R2")', '@pytest.mark.req("MUL-R2", "MUL-R1")'))
     (root / "build" / "junit.xml").write_text(junit_xml(omit=("test_dense",)))   # not stamped: stale
-    reg = requirements.parse((root / "spec" / "requirements.toml").read_text())
+    reg = requirements.parse((root / REGISTRY_FILE).read_text())
     m = matrix.build(root, registry=reg, junit_path=root / "build" / "junit.xml",
                      crosshair_path=root / "build" / "none.json")
     assert [t["status"] for r in m.rows for t in r.test] == ["stale", "not run", "not run"]

@@ -1,8 +1,10 @@
 """Fingerprints that make a requirement *suspect* when what it rests on has changed.
 
 For each requirement the baseline (spec/trace-baseline.toml, committed) holds a SHA-256 of
-the normalized text of its statement, of its entry in spec/requirement-claims.toml and each
-justification file that entry names, of every WhyML goal annotated with it and of every
+the normalized text of its statement, of the rest of its entry in its data file (title,
+rationale, source, verification, families: src/sonnx/data/profile.toml or the operator's
+src/sonnx/ops/<stem>.toml), of its ``[[claim]]`` parts and each justification file they name,
+of the ``[[gap]]`` justifications accepted for it, of every WhyML goal annotated with it and of every
 definition, type, clone statement and axiom of proofs/ that goal depends on (``uses:``, see
 whyml.dependencies: a goal's text alone does not fix its meaning once a predicate it names
 is redefined), and of every code site's unit (the whole function or method with its decorators, see links.units). The
@@ -62,13 +64,24 @@ def python_unit(path: Path, line: int) -> str:
 
 
 def site_texts(root: Path, registry: dict, links: Links) -> dict[str, dict[str, str]]:
-    """requirement -> fingerprint key -> normalized text. ValueError when the claims file is
+    """requirement -> fingerprint key -> normalized text. ValueError when a data file is
     malformed."""
+    from .. import requirements
     out: dict[str, dict[str, str]] = {}
-    claimed = claims.load(root) or {}
+    claimed = claims.load(root)
+    accepted_gaps: dict[str, list[str]] = {}
+    for g in requirements.tables(root)["gap"]:
+        accepted_gaps.setdefault(str(g.get("id")), []).append(
+            f"{g.get('kind')}: {' '.join(str(g.get('justification')).split())}")
     tree = whyml.Tree(root)
     for rid, req in registry.items():
         texts = {"statement": " ".join(req.statement.split())}
+        # the rest of its entry: a change to its data file's entry is reviewed as well
+        texts["entry"] = "\n".join([f"title: {req.title}", f"rationale: {req.rationale}",
+                                    f"source: {req.source}", f"verification: {', '.join(req.verification)}",
+                                    f"families: {', '.join(getattr(req, 'families', ()))}"])
+        if rid in accepted_gaps:
+            texts["gaps"] = "\n".join(sorted(accepted_gaps[rid]))
         if rid in claimed:      # what the row claims, and why it is partial, were reviewed too
             texts["claims"] = claims.text(claimed[rid])
             for gap in sorted({p.gap for p in claimed[rid] if p.gap}):

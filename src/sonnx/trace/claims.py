@@ -1,6 +1,7 @@
-"""What each requirement's evidence establishes, part by part (spec/requirement-claims.toml).
+"""What each requirement's evidence establishes, part by part (the ``[[claim]]`` tables of the
+requirement data files: src/sonnx/data/profile.toml and each operator's src/sonnx/ops/<stem>.toml).
 
-A reviewed file with one entry per requirement: its statement cut into parts, and for each
+Reviewed entries, one or more per requirement: its statement cut into parts, and for each
 part the proof goals that prove it (``proof``, as ``FILE:GOAL``), the CrossHair harnesses that
 check it (``crosshair``), the tests that test it (``test``, as the trace names them), and,
 for a part that is not proved, or whose goals do not establish it as stated, ``gap``: the
@@ -18,11 +19,12 @@ evidence it found, so that no row is greener than what establishes it:
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-CLAIMS = Path("spec") / "requirement-claims.toml"
+from .. import requirements
+
+CLAIMS = "its data file's [[claim]] tables"
 KINDS = ("proof", "crosshair", "test")
 
 
@@ -41,13 +43,11 @@ class Part:
         return next((k for k in KINDS if getattr(self, k)), "none")
 
 
-def _part(rid: str, n: int, d: object) -> Part:
-    where = f"{CLAIMS}: {rid} part {n}"
-    if not isinstance(d, dict):
-        raise ValueError(f"{where} is not a table")
-    unknown = sorted(set(d) - {"part", "gap", *KINDS})
+def _part(rid: str, n: int, d: dict) -> Part:
+    where = f"{d.get('file', '?')}: claim {rid} part {n}"
+    unknown = sorted(set(d) - {"id", "file", "part", "gap", *KINDS})
     if unknown:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} (known: part, proof, crosshair, test, gap)")
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} (known: id, part, proof, crosshair, test, gap)")
     text, gap = d.get("part"), d.get("gap")
     if not (isinstance(text, str) and text.strip()):
         raise ValueError(f"{where} needs part, the words of the statement it covers")
@@ -62,21 +62,22 @@ def _part(rid: str, n: int, d: object) -> Part:
     return Part(" ".join(text.split()), gap=gap, **lists)
 
 
-def load(root: Path) -> dict[str, list[Part]] | None:
-    """requirement -> its parts; None when the file does not exist. ValueError when malformed."""
-    path = root / CLAIMS
-    if not path.exists():
-        return None
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed ({exc})") from None
-    out = {}
-    for rid, parts in data.items():
-        if not (isinstance(parts, list) and parts):
-            raise ValueError(f"{CLAIMS}: {rid} must be a list of parts ([[{rid}]] tables)")
-        out[rid] = [_part(rid, n, d) for n, d in enumerate(parts, 1)]
+def load(root: Path) -> dict[str, list[Part]]:
+    """requirement -> its parts, from the ``[[claim]]`` tables of the checkout's data files, in
+    their order. ValueError when malformed."""
+    out: dict[str, list[Part]] = {}
+    for d in requirements.tables(root)["claim"]:
+        rid = d.get("id")
+        if not (isinstance(rid, str) and rid):
+            raise ValueError(f"{d['file']}: a [[claim]] needs id, the requirement it is about")
+        out.setdefault(rid, []).append(_part(rid, len(out.get(rid, [])) + 1, d))
     return out
+
+
+def missing_entry(rid: str) -> str:
+    """What a requirement without any claim lacks, and where to write it."""
+    return (f"no [[claim]] entry in {requirements.shown(requirements.data_file_of(rid), Path())}: "
+            "say what its evidence establishes")
 
 
 def text(parts: list[Part]) -> str:
@@ -156,6 +157,6 @@ def standing(parts: list[Part]) -> str:
 def standings(root: Path) -> dict[str, list[str]]:
     """Each standing with the requirement IDs in it, in the file's order."""
     out: dict[str, list[str]] = {s: [] for s in STANDINGS}
-    for rid, parts in (load(root) or {}).items():
+    for rid, parts in load(root).items():
         out[standing(parts)].append(rid)
     return out

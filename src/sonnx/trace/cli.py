@@ -18,7 +18,8 @@ from . import baseline, inputs, links, matrix, report
 
 
 def _is_checkout(d: Path) -> bool:
-    return (d / "spec" / "requirements.toml").is_file() and (d / "src" / "sonnx").is_dir()
+    from ..requirements import PROFILE_DATA
+    return (d / "src" / "sonnx" / PROFILE_DATA).is_file()
 
 
 def _root(given: str | None) -> Path:
@@ -27,13 +28,13 @@ def _root(given: str | None) -> Path:
         root = Path(given).resolve()
         if not _is_checkout(root):
             raise FileNotFoundError(f"--root {given} is not a sonnx checkout "
-                                    "(spec/requirements.toml or src/sonnx/ missing)")
+                                    "(src/sonnx/data/profile.toml missing)")
         return root
     here = Path.cwd().resolve()
     for d in (here, *here.parents):
         if _is_checkout(d):
             return d
-    raise FileNotFoundError("no sonnx checkout here or above (spec/requirements.toml not found); "
+    raise FileNotFoundError("no sonnx checkout here or above (src/sonnx/data/profile.toml not found); "
                             "give one with --root DIR and its evidence with --evidence DIR")
 
 
@@ -60,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
              for option, ext in (("junit", "xml"), ("crosshair", "json"), ("proofs", "json"))}
     if args.accept:
         from .. import requirements
-        reg = requirements.parse((root / "spec" / "requirements.toml").read_text(encoding="utf-8"))
         try:
+            reg = requirements.load_from(root)
             texts = baseline.site_texts(root, reg, links.collect(root))
             done = baseline.accept(root, texts, args.accept)
         except ValueError as exc:
@@ -82,7 +83,11 @@ def run(args: argparse.Namespace) -> int:
               "use --output-dir DIR for several", file=sys.stderr)
         return 2
     from .. import requirements
-    reg = requirements.parse((root / "spec" / "requirements.toml").read_text(encoding="utf-8"))
+    try:
+        reg = requirements.load_from(root)
+    except ValueError as exc:
+        print(f"sonnx trace: {exc}", file=sys.stderr)
+        return 2
     given = {"--junit": args.junit, "--crosshair": args.crosshair, "--proofs": args.proofs}
     missing = [f"{opt} {path}" for opt, path in given.items() if path and not Path(path).exists()]
     if missing:
@@ -166,7 +171,7 @@ def add_parser(sub, parents=()) -> None:
                                     "without it, the status recorded in the Why3 sessions)")
     p.add_argument("--no-partial", action="store_true",
                    help="exit 1 also when a requirement is partial (a part of its statement not proved, "
-                        "gap declared in spec/requirement-claims.toml)")
+                        "gap declared in its [[claim]] entries)")
     p.add_argument("--accept", nargs="+", metavar="ID",
                    help="record the current fingerprints of these requirements (or 'all') as reviewed")
     p.set_defaults(func=run)

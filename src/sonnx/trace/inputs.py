@@ -19,7 +19,7 @@ STEP_GLOBS: dict[str, tuple[str, ...]] = {
                "src/sonnx/ops/*.py",              # the registry: which theory files are replayed
                "tools/prove", "tools/sonnx_dev/prove.py"),
     "crosshair": ("src/sonnx/**/*.py", "tests/crosshair/**/*.py", "tools/crosshair"),
-    "tests": ("src/sonnx/**/*.py", "src/sonnx/data/*", "src/sonnx/c/*", "tests/**/*.py", "tests/**/*.mlw",
+    "tests": ("src/sonnx/**/*.py", "src/sonnx/data/*", "src/sonnx/ops/*.toml", "src/sonnx/c/*", "tests/**/*.py", "tests/**/*.mlw",
               "examples/*", "spec/*", "proofs/**/*.mlw", "proofs/drivers/*", "pyproject.toml"),
 }
 

@@ -8,6 +8,10 @@ reads spec/*.md, src/, tests/ and proofs/ to find what does. Four kinds of site:
   test   - ``@pytest.mark.req("PROF-R1", ...)`` on a test function or class, or a module's
            ``pytestmark``
   proof  - ``(* req: PROF-R1 *)`` comment right before a WhyML declaration (see proofs.py)
+Wherever a marker names an ID (a ``# req:`` comment, a ``req`` mark, a proof's ``req:``, a
+declared support), ``@NAME`` may stand for a family of requirements (sonnx.requirements): the
+links are expanded to its members; a family that does not exist is recorded, and the trace
+reports it as it reports an unknown ID.
 """
 from __future__ import annotations
 
@@ -19,9 +23,12 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..requirements import ID_PATTERN
+from .. import requirements
+from ..requirements import FAMILY_RE, ID_PATTERN
 
 ID_RE = re.compile(rf"\b{ID_PATTERN}\b")
+# a ``req:`` marker in a comment: what follows it may name families as well as IDs
+REQ_COMMENT_RE = re.compile(r"\breq:(.*)")
 SPEC_TAG_RE = re.compile(rf"\[({ID_PATTERN})\]")
 
 
@@ -37,6 +44,8 @@ class Site:
 class Links:
     sites: dict[str, list[Site]] = field(default_factory=dict)     # id -> sites
     mentions: dict[str, list[Site]] = field(default_factory=dict)  # every ID seen anywhere
+    unknown_families: dict[str, list[Site]] = field(default_factory=dict)  # "@name" -> sites
+    declared_goals: list[dict] = field(default_factory=list)      # [[proof]] supports, expanded
 
     def add(self, rid: str, site: Site) -> None:
         self.sites.setdefault(rid, []).append(site)
@@ -139,9 +148,12 @@ def code_sites(root: Path) -> list[tuple[str, Site]]:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type not in (tokenize.STRING, tokenize.COMMENT) or tok.start[0] in docstrings:
                 continue
-            for match in ID_RE.finditer(tok.string):
-                rid = match.group(0)
-                line = tok.start[0] + tok.string.count("\n", 0, match.start())
+            found = [(m.group(0), m.start()) for m in ID_RE.finditer(tok.string)]
+            marker = REQ_COMMENT_RE.search(tok.string) if tok.type == tokenize.COMMENT else None
+            if marker:
+                found += [(m.group(0), marker.start(1) + m.start()) for m in FAMILY_RE.finditer(marker.group(1))]
+            for rid, start in found:
+                line = tok.start[0] + tok.string.count("\n", 0, start)
                 unit = unit_at(text, line, tree)
                 name = unit.name
                 if name.startswith("<module>"):
@@ -151,7 +163,8 @@ def code_sites(root: Path) -> list[tuple[str, Site]]:
 
 
 def _req_ids(decorator: ast.expr) -> list[str] | None:
-    """IDs of a ``pytest.mark.req(...)`` expression, None if it is something else."""
+    """IDs (and ``@family`` tokens) of a ``pytest.mark.req(...)`` expression, None if it is
+    something else."""
     if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
             and decorator.func.attr == "req"):
         return None
@@ -202,7 +215,8 @@ SUPPORTS = Path("spec") / "trace-supports.toml"
 def supports(root: Path) -> dict[str, list[dict]]:
     """The declarations of spec/trace-supports.toml: tests (``[[test]]``: path, name pattern)
     and proof goals (``[[proof]]``: path, goal pattern) that name no requirement themselves,
-    and the requirements whose rows their failures turn red. ValueError when malformed."""
+    and the requirements (IDs or ``@family`` tokens, as written) whose rows their failures turn
+    red. ValueError when malformed."""
     import tomllib
     path = root / SUPPORTS
     if not path.exists():
@@ -222,7 +236,7 @@ def supports(root: Path) -> dict[str, list[dict]]:
 
 def declared_sites(root: Path) -> list[tuple[str, Site]]:
     """Declared supports as sites of kind ``test-declared`` and ``proof-declared``; their name
-    is ``path::pattern`` for tests and the goal pattern for proofs."""
+    is ``path::pattern`` for tests and the goal pattern for proofs (families not yet expanded)."""
     out = []
     for kind, decls in supports(root).items():
         for d in decls:
@@ -282,12 +296,36 @@ def proof_sites(root: Path) -> list[tuple[str, Site]]:
     return out
 
 
-def collect(root: Path, *, with_proofs: bool = True) -> Links:
+def _registry_of(root: Path) -> dict:
+    """The registry families expand over, when the caller gave none: the checkout's own."""
+    reg = requirements.load_from(root)
+    return reg or requirements.load()
+
+
+def collect(root: Path, *, with_proofs: bool = True, registry: dict | None = None) -> Links:
+    """Every site of the sources under ``root``; ``@family`` tokens expanded over ``registry``
+    (default: the checkout's own registry)."""
     links = Links()
     collectors = [spec_sites, code_sites, test_sites, declared_sites] + ([proof_sites] if with_proofs else [])
     for collector in collectors:
         for rid, site in collector(root):
-            links.add(rid, site)
+            if not rid.startswith("@"):
+                links.add(rid, site)
+                continue
+            if registry is None:
+                registry = _registry_of(root)
+            ids, unknown = requirements.expand([rid], registry)
+            for member in ids:
+                links.add(member, site)
+            for token in unknown:
+                links.unknown_families.setdefault(token, []).append(site)
+    for d in supports(root)["proof"]:
+        ids = [i for i in d["supports"] if not i.startswith("@")]
+        if len(ids) < len(d["supports"]):
+            if registry is None:
+                registry = _registry_of(root)
+            ids = requirements.expand(d["supports"], registry)[0]
+        links.declared_goals.append({**d, "supports": ids})
     for rid, site in mention_sites(root):
         links.mentions.setdefault(rid, []).append(site)
     return links

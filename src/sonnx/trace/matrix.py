@@ -4,9 +4,10 @@ Inputs are read, never kept by hand: the registry, the links found in the source
 (links.py) and the declared supports (spec/trace-supports.toml), the proof replay summary or
 the Why3 sessions (proofs.py), the JUnit XML of the last test run (junit.py), the CrossHair
 campaign summary (crosshair.py), the reviewed fingerprints (baseline.py), the recorded
-justifications of known gaps (spec/trace-justifications.toml) and the reviewed claims of what
-each requirement's evidence establishes (claims.py, spec/requirement-claims.toml): a row whose
-claims declare a part not proved is *partial*, never plain green.
+justifications of known gaps and skips (``[[gap]]``/``[[skip]]`` of the requirement data files,
+and spec/trace-justifications.toml for those of no one operator) and the reviewed claims of
+what each requirement's evidence establishes (claims.py, the data files' ``[[claim]]``): a row
+whose claims declare a part not proved is *partial*, never plain green.
 
 Nothing unclear is green: a result file made on another tree (its recorded input hash is not
 that of the judged tree, see inputs.py) is stale; a tool's own "not ok" is a defect; a test or
@@ -53,7 +54,7 @@ class Row:
     test: list[dict] = field(default_factory=list)
     crosshair: list[dict] = field(default_factory=list)
     justified: list[dict] = field(default_factory=list)
-    claims: list[dict] = field(default_factory=list)     # the parts of spec/requirement-claims.toml
+    claims: list[dict] = field(default_factory=list)     # the parts of its [[claim]] entries
     suspect: list[str] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
     defects: list[Defect] = field(default_factory=list)
@@ -99,16 +100,29 @@ class Matrix:
 
 def _justifications(root: Path) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
     """Reviewed gaps (``[[gap]] id, kind, justification``) and reviewed skips (``[[skip]] case,
-    justification``: a test case, ``classname::name[params]``, that is skipped on purpose)."""
+    justification``: a test case, ``classname::name[params]``, that is skipped on purpose): an
+    operator's in its data file, those of no one operator in spec/trace-justifications.toml."""
     path = root / JUSTIFICATIONS
-    if not path.exists():
-        return {}, {}
+    gaps: list[dict] = []
+    skips: list[dict] = []
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        return ({(g["id"], g["kind"]): g["justification"] for g in data.get("gap", [])},
-                {s["case"]: s["justification"] for s in data.get("skip", [])})
-    except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
+        if path.exists():
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            gaps += data.get("gap", [])
+            skips += data.get("skip", [])
+    except tomllib.TOMLDecodeError as exc:
         raise EvidenceError(f"{path}: malformed ({type(exc).__name__}: {exc})") from None
+    try:
+        data = registry_mod.tables(root)
+    except ValueError as exc:
+        raise EvidenceError(str(exc)) from None
+    gaps += data["gap"]
+    skips += data["skip"]
+    try:
+        return ({(g["id"], g["kind"]): g["justification"] for g in gaps},
+                {s["case"]: s["justification"] for s in skips})
+    except (KeyError, TypeError) as exc:
+        raise EvidenceError(f"a [[gap]] or [[skip]] entry is malformed ({type(exc).__name__}: {exc})") from None
 
 
 def _read_json(path: Path, kind: str) -> dict:
@@ -226,7 +240,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     crosshair_path = crosshair_path or root / "build" / "evidence" / "crosshair.json"
     proofs_path = proofs_path or root / "build" / "evidence" / "proofs.json"
     try:
-        found = links_mod.collect(root)
+        found = links_mod.collect(root, registry=registry)
     except ValueError as exc:       # spec/trace-supports.toml malformed
         raise EvidenceError(str(exc)) from None
     tests, evidence, tests_stale = _tests(root, junit_path)
@@ -235,14 +249,14 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     harnesses, problems = _crosshair_results(root, crosshair_path)
     evidence += problems
     by_decl = _aggregate(records, lambda r: (r["file"], _decl(r)))
-    declared_goals = links_mod.supports(root)["proof"]
+    declared_goals = found.declared_goals
     unmarked = [r for r in records if not r["req"]]
     by_theory_decl = _aggregate(unmarked, lambda r: (r["file"], f"{r['theory']}.{_decl(r)}"))
     justified, skips = _justifications(root)
     try:
         claimed = claims_mod.load(root)
         texts = baseline.site_texts(root, registry, found)
-    except ValueError as exc:       # spec/requirement-claims.toml malformed
+    except ValueError as exc:       # a data file's [[claim]] malformed
         raise EvidenceError(str(exc)) from None
     reviewed = baseline.load(root)
     suspects = baseline.suspects(baseline.fingerprints(texts), reviewed)
@@ -314,8 +328,8 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
             n = sum(e["status"] == "stale" for e in entries)
             if n:
                 row.defects.append(Defect("stale", rid, f"{n} {kind} result(s) made on another tree"))
-        if claimed is None or rid not in claimed:
-            row.defects.append(Defect("claim", rid, f"no entry in {claims_mod.CLAIMS}: say what its evidence establishes"))
+        if rid not in claimed:
+            row.defects.append(Defect("claim", rid, claims_mod.missing_entry(rid)))
         else:
             row.claims, problems = claims_mod.judge(
                 root, rid, claimed[rid], {"proof": row.proof, "crosshair": row.crosshair, "test": row.test},
@@ -341,8 +355,12 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
 
     orphans = [Defect("orphan", rid, "named in " + ", ".join(f"{s.path}:{s.line}" for s in sites[:3]))
                for rid, sites in sorted(found.mentions.items()) if rid not in registry]
-    orphans += [Defect("orphan", rid, f"has an entry in {claims_mod.CLAIMS}")
-                for rid in sorted(claimed or {}) if rid not in registry]
+    orphans += [Defect("orphan", rid, "has a [[claim]] entry in a requirement data file")
+                for rid in sorted(claimed) if rid not in registry]
+    orphans += [Defect("orphan", token, f"unknown family {token}, named in "
+                       + ", ".join(f"{s.path}:{s.line}" for s in sites[:3])
+                       + f" (families: {registry_mod.family_help()})")
+                for token, sites in sorted(found.unknown_families.items())]
     inputs = {"junit": _shown(junit_path, root), "junit_found": junit_path.exists(),
               "crosshair": _shown(crosshair_path, root), "crosshair_found": crosshair_path.exists(),
               "proofs": proof_source}

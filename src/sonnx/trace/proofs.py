@@ -3,7 +3,8 @@
 Conventions (see proofs/README.md):
 - a comment ``(* req: PROF-R1, PROF-R2 *)`` (optionally followed by `` -- prose``) on the
   line(s) immediately before a declaration (lemma, goal, let, let rec, predicate,
-  function) names the requirements that declaration verifies or implements;
+  function) names the requirements that declaration verifies or implements (``@family``
+  tokens too, see sonnx.requirements: the trace expands them);
 - sessions live in ``proofs/<stem>/why3session.xml`` beside ``proofs/<stem>.mlw``;
 - the theory files are the shared theories the records name (``theories``) then every registered operator's
   ``proofs`` (sonnx.ops.registry), each after the files it uses (``mlw_files``);
@@ -21,7 +22,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from . import whyml
-from ..requirements import ID_PATTERN
+from ..requirements import FAMILY_RE, ID_PATTERN
 
 PY_FILES = ["src/sonnx/semantics/intloops.py"]
 PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.conf
@@ -32,8 +33,8 @@ PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.con
     "cvc5fpexp": ("CVC5", "1.0.3", "fpexp"),     # cvc5 --fp-exp: experimental FP formats (bfloat16)
     "gappa": ("Gappa", "1.4.1", ""),     # no step counter: its time limit is a hang guard only
 }
-REQ_RE = re.compile(rf"\(\*\s*req:\s*((?:{ID_PATTERN}\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
-ID_RE = re.compile(ID_PATTERN)
+REQ_RE = re.compile(rf"\(\*\s*req:\s*((?:(?:{ID_PATTERN}|{FAMILY_RE.pattern})\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
+ID_RE = re.compile(rf"{ID_PATTERN}|{FAMILY_RE.pattern}")      # an ID or a family token
 HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
           '<!DOCTYPE why3session PUBLIC "-//Why3//proof session v5//EN"\n'
           '"http://why3.lri.fr/why3session.dtd">\n')
@@ -249,7 +250,8 @@ def _keyed(recs: list[dict]) -> dict[tuple, dict]:
 
 
 def parse_py(path) -> dict[str, list[str]]:
-    """Function name -> req IDs from a ``# req: ...`` comment just above its ``def``."""
+    """Function name -> req IDs (and family tokens) from a ``# req: ...`` comment just above
+    its ``def``."""
     lines = Path(path).read_text().splitlines()
     out = {}
     for n, line in enumerate(lines):

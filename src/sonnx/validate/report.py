@@ -27,7 +27,7 @@ ONNX_CATEGORIES = {
 class Finding:
     """One violation, located in the model.
 
-    ``rule`` is a requirement ID of spec/requirements.toml, or ONNX-CHECKER / ONNX-INFERENCE.
+    ``rule`` is a requirement ID of the registry (sonnx.requirements), or ONNX-CHECKER / ONNX-INFERENCE.
     ``graph`` is the path of the graph holding the node: ``main``, ``main/If_0:then_branch``,
     ``main/call_2:local::F`` (the body of a model-local function at a call site),
     ``function:local::F`` (a function never called, or a declaration in a function as written)
