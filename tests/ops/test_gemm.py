@@ -38,6 +38,17 @@ def ids(violations) -> list[str]:
     return [v.requirement for v in violations]
 
 
+def example(name: str, version: int) -> tuple[list, dict]:
+    """Gemm's call for test_every_operator.py: A (2, 3), B (3, 2), and C (2, 2) where the version
+    requires it (C is optional only from Gemm-11); attributes at their defaults."""
+    dt = dtypes.numpy_dtype(name)
+    a = (np.arange(6) - 3).reshape(2, 3).astype(np.float64).astype(dt) if not name.startswith("u") \
+        else np.arange(6).reshape(2, 3).astype(dt)
+    b = np.arange(1, 7).reshape(3, 2).astype(np.float64).astype(dt)
+    c = np.ones((2, 2), dt) if version < 11 else None
+    return [a, b, c], {}
+
+
 # ---------------------------------------------------------------- constraints: every violation path
 @pytest.mark.req("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6")
 def test_conformant_signatures_have_no_violation():
@@ -598,3 +609,18 @@ def test_onnx_reference_integer_overflow():
     ours = sonnx.gemm(a, b, c)
     assert ours[0, 0] == -2**31 + 7             # 2^31 + 7 wraps around in int32
     assert theirs[0, 0] != ours[0, 0]
+
+
+# ---------------------------------------------------------------- its CrossHair cases (tests/crosshair)
+@pytest.mark.req("GEMM-R1", "GEMM-R4")
+def test_gemm_grid_and_refusal_tables_cover_what_the_campaign_claims():
+    from tests.crosshair import gemm_cases as G
+    from tests.crosshair import harnesses as H
+    # (M, K, N) each in 1..3, square and not; C tables include the broadcastable shapes
+    assert all(1 <= d <= 3 for g in G.GEMM_GRID for d in g)
+    assert any(len(set(g)) > 1 for g in G.GEMM_GRID) and (3, 3, 3) in G.GEMM_GRID
+    assert {(2,), (1, 2), (2, 1), (1, 1), (1,), ()} <= set(G.GEMM_C_SHAPES) and None in G.GEMM_C_SHAPES
+    for name in ("gemm-signed", "gemm-unsigned"):
+        assert all(c.exhaustive for c in H.harness(name).cases), name
+    assert all(c.exhaustive for c in H.harness("gemm-index").cases + H.harness("gemm-refusals").cases)
+    assert H.harness("gemm-exact").mode == "sampled"

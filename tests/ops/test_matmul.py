@@ -629,3 +629,20 @@ def test_validator_applies_matmul_rules():
     assert run((2, 3), (3, 4), TensorProto.BFLOAT16, opset=12) == ["MATMUL-R3"]
     assert run((2, 3), (3, 4), TensorProto.INT8) == ["MATMUL-R3"]
     assert run((2, 3), (3, 4), sparse_b=True) == ["MATMUL-R2"]
+
+
+# ---------------------------------------------------------------- its CrossHair cases (tests/crosshair)
+@pytest.mark.req("MATMUL-R1", "MATMUL-R4", "MATMUL-R5")
+def test_matmul_harnesses_cover_what_the_campaign_claims():
+    """MatMul's cases run on Gemm's grid; the refusal tables hold every rank from 1 to 4 and
+    broadcastable batches; integer and refusal cases must exhaust their paths; its mutants bend
+    Gemm's shared code (the k order) and MatMul's own (the Gemm arguments, R4)."""
+    from tests.crosshair import harnesses as H
+    from tests.crosshair import matmul_cases as MM
+    assert {h.name for h in H.HARNESSES if h.name.startswith("matmul-")} == {
+        "matmul-int", "matmul-float", "matmul-refusals", "matmul-exact"}
+    assert {len(s) for s in MM.MATMUL_A_SHAPES} == {1, 2, 3, 4} and (3,) in MM.MATMUL_B_SHAPES
+    assert all(c.exhaustive for c in H.harness("matmul-int").cases + H.harness("matmul-refusals").cases)
+    assert H.harness("matmul-exact").mode == "sampled"
+    assert {"matmul_k_descending", "matmul_transposed", "matmul_broadcast_accepted"} <= {
+        m.name for m in H.MUTANTS}
