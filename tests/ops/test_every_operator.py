@@ -158,6 +158,15 @@ def test_the_kernel_accepts_exactly_the_types_of_onnx_schema(op, version):
 
 @pytest.mark.req("@typed")
 @pytest.mark.parametrize("op", LATEST)
+def test_the_record_knows_every_version_of_onnx_schema(op):
+    seen = {defs.get_schema(op.name, v).since_version for v in range(1, defs.onnx_opset_version() + 1)}
+    assert seen == set(op.versions) == set(dtypes.versions(op.name))
+    for v in op.versions:
+        assert dtypes.type_set(op.name, v) == op.type_sets[v] == onnx_types(op, v)
+
+
+@pytest.mark.req("@typed")
+@pytest.mark.parametrize("op", LATEST)
 @pytest.mark.parametrize("foreign", sorted(FOREIGN))
 def test_types_no_version_has_are_refused_with_the_operators_id(op, foreign):
     v = op.versions[-1]
@@ -194,12 +203,21 @@ def test_an_input_that_is_no_array_is_a_type_error_naming_the_kernel_and_input(o
 @pytest.mark.req("PROF-R3")
 @pytest.mark.parametrize("op", LATEST)
 def test_an_opset_of_the_wrong_type_or_range(op):
-    inputs, attributes = example(op, "float", op.versions[-1])
-    for wrong in (True, "14", 14.0, None, np.float64(13)):
-        with pytest.raises(TypeError, match=rf"^sonnx\.{op.kernel.__name__}: opset"):
+    """Not an integer: TypeError naming the kernel; outside 1..MAX_KNOWN_OPSET: PROF-R3 with the
+    validator's own words (profile.opset_range_violations); a numpy integer is an integer."""
+    v = op.versions[-1]
+    inputs, attributes = example(op, "float", v)
+    for wrong in (True, "14", 14.0, None, np.float64(13), [14]):
+        with pytest.raises(TypeError, match=rf"^sonnx\.{op.kernel.__name__}: opset must be an integer"):
             call(op, inputs, attributes, wrong)
-    for outside in (0, -1, profile.MAX_KNOWN_OPSET + 1):
-        assert refused_ids(call, op, inputs, attributes, outside) == ["PROF-R3"]
+    for outside in (0, -1, profile.MAX_KNOWN_OPSET + 1, 10**9, 10**400):
+        assert [x.requirement for x in profile.opset_range_violations(outside, "x")] == ["PROF-R3"]
+        with pytest.raises(sonnx.ProfileViolation) as e:
+            call(op, inputs, attributes, outside)
+        assert e.value.requirement == "PROF-R3" and f"1 to {profile.MAX_KNOWN_OPSET}" in str(e.value)
+    assert call(op, inputs, attributes, np.int64(v)).shape == call(op, inputs, attributes, v).shape
+    assert profile.opset_range_violations(profile.MAX_KNOWN_OPSET, "x") == []
+    call(op, inputs, attributes, profile.MAX_KNOWN_OPSET)
 
 
 @pytest.mark.parametrize("op", LATEST)
