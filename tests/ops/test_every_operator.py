@@ -129,6 +129,7 @@ TYPED = [pytest.param(op, v, t, id=f"{op.name}-{v}-{t}")
 LATEST = [pytest.param(op, id=op.name) for op in OPS]
 
 
+@pytest.mark.req("@operators")
 def test_every_operator_has_examples():
     for op in OPS:
         for v in op.versions:
@@ -220,6 +221,7 @@ def test_an_opset_of_the_wrong_type_or_range(op):
     call(op, inputs, attributes, profile.MAX_KNOWN_OPSET)
 
 
+@pytest.mark.req("@operators")
 @pytest.mark.parametrize("op", LATEST)
 def test_an_unknown_keyword_or_a_missing_input_is_a_type_error(op):
     v = op.versions[-1]
@@ -230,6 +232,7 @@ def test_an_unknown_keyword_or_a_missing_input_is_a_type_error(op):
         op.kernel(*inputs[:op.required - 1], opset=v)
 
 
+@pytest.mark.req("@operators")
 @pytest.mark.parametrize("op", LATEST)
 def test_the_kernel_takes_the_records_inputs_and_an_opset(op):
     params = inspect.signature(op.kernel).parameters
