@@ -172,7 +172,7 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.req("MUL-R1", "MUL-R3", "MUL-R4", "GEMM-R1", "GEMM-R4", "GEMM-R7")
+@pytest.mark.req("@operators")
 def test_planted_bugs_break_their_targets_in_plain_python():
     env = {**os.environ, "SONNX_CONTRACTS": "full",
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
