@@ -3,7 +3,7 @@
 usage (in mutmut's mutants/ folder, with the project's venv):
     python classify_conform_run.py RECHECK.txt > docs/mutation/conform-run.md
 RECHECK.txt holds lines "NAME EXIT_CODE" from docs/mutation/recheck.py: surviving mutants run
-against tests/conform/test_mutation_kills.py and tests/run/test_mutation_kills.py (nonzero: that
+against tests/conform/test_rewrites_checks_and_reports.py and tests/run/test_files_comparison_and_opsets.py (nonzero: that
 file kills the mutant). Every other survivor is classified: first by CLASSES (a reason per
 function or per group of mutant numbers, written after reading each mutant's diff), else by one
 mechanical rule, MESSAGE_RULE below, which only ever says "message text only"."""
@@ -524,7 +524,7 @@ def main(recheck_path: str, dump_open: str | None = None) -> None:
     p(HEADER.format(rechecked=len(recheck)))
     p(f"- mutants: {len(codes)}; run: {run}; **not run: {len(not_run)}**")
     p(f"- killed: {len(killed)} ({100 * len(killed) / max(1, run):.1f}% of those run), of which "
-      f"{len(new_kills)} by tests/conform/test_mutation_kills.py and tests/run/test_mutation_kills.py")
+      f"{len(new_kills)} by tests/conform/test_rewrites_checks_and_reports.py and tests/run/test_files_comparison_and_opsets.py")
     p(f"- survived: {len(survived)}; other (timeout / no tests / suspicious): {len(other)}")
     p(f"- score with the {eq} equivalent survivors left out: "
       f"{100 * len(killed) / max(1, run - eq):.1f}%; counting equivalents as killed: "
@@ -542,7 +542,7 @@ def main(recheck_path: str, dump_open: str | None = None) -> None:
             p("")
     p(f"## killed by the new tests ({len(new_kills)})\n")
     for k in new_kills:
-        p(f"- `{k.removeprefix('sonnx.')}`: {KILLS_4.get(k.removeprefix('sonnx.')) or KILLS.get(_split(k)[0], 'a test of the test_mutation_kills.py files')}")
+        p(f"- `{k.removeprefix('sonnx.')}`: {KILLS_4.get(k.removeprefix('sonnx.')) or KILLS.get(_split(k)[0], 'a test of tests/conform/test_rewrites_checks_and_reports.py or tests/run/test_files_comparison_and_opsets.py')}")
     p("")
     if other:
         p(f"## other statuses ({len(other)})\n")
@@ -572,25 +572,25 @@ HEADER = (
     "`--max-children 2`): a first mutmut run judged 2,419 mutants and was stopped for time (mutmut "
     "takes the mutants of the functions with the fastest tests first, so the slow ones were left). "
     "A second run in the same tree then ran the 1,431 it had not started, by name (`mutmut run "
-    "NAME...`), with tests/conform/test_mutation_kills.py and tests/run/test_mutation_kills.py as "
+    "NAME...`), with tests/conform/test_rewrites_checks_and_reports.py and tests/run/test_files_comparison_and_opsets.py as "
     "they then were in its selection, the 1,206 outside the two `add_parser` functions first; it "
     "too was stopped for time, leaving 329 mutants never started (the 225 of the two `add_parser` "
     "functions, 65 of `executor.load`, 39 of `executor.run_graph`). A third pass (2026-11-28, the "
     "same tree and test copies, `nice -n 19`, `--max-children 2`, 2 cores shared with a CI run) ran "
     "those 329 by name, all to the end, in about 15 minutes: 172 killed, 157 survived (6 of them, "
     "mutants of run's `add_parser` that let `--mode` refuse `exact` or `fast` or let `--compare` take "
-    "any value, then killed by two tests added to tests/run/test_mutation_kills.py; the 151 left "
+    "any value, then killed by two tests added to tests/run/test_files_comparison_and_opsets.py; the 151 left "
     "are classified below: in the two `add_parser`, 128 argparse help, description or metavar text "
     "and 4 equivalent defaults; in `executor.load`/`run_graph`, 4 equivalent, 11 message text only "
     "and 4 not killed). The *not run* count below says how many mutants were never "
     "started in all (listed by function at the end; none is counted as killed or survived). "
-    "The survivors were then re-checked: those of run/ against tests/run/test_mutation_kills.py "
+    "The survivors were then re-checked: those of run/ against tests/run/test_files_comparison_and_opsets.py "
     "in passes while the file grew (tests were only added or tightened), the survivors of each "
-    "pass again in the next, the last against the final file; those of conform/ against tests/conform/test_mutation_kills.py "
+    "pass again in the next, the last against the final file; those of conform/ against tests/conform/test_rewrites_checks_and_reports.py "
     "as of e87dc32 (the final file but for two later changes: a test of parse_dims, whose survivors "
     "were re-checked again against the final file, and a tighter assertion on the declare-output-shape "
     "rewrite, against which tidy_declarations 119, 131, 132, 140 and 141 were re-checked), and the 89 survivors of run/ from the third pass against the work tree's "
-    "tests/run/test_mutation_kills.py with the two new add_parser tests appended, with "
+    "tests/run/test_files_comparison_and_opsets.py with the two new add_parser tests appended, with "
     "`docs/mutation/recheck.py` (tests collected once, each mutant in a forked child with "
     "MUTANT_UNDER_TEST set, as mutmut runs them; both files pass on the unmutated code): a "
     "mutant that file fails is counted killed below ({rechecked} survivors re-checked; the lines "
@@ -609,7 +609,7 @@ HEADER = (
     "hex_text). The figures below are those of the mutants of 9c9a1a8: the functions changed since "
     "were not mutated again."
     "\n\nA fourth step (2026-11-28) took the 32 survivors then left *not killed* one by one: 23 are "
-    "killed by tests added to the two test_mutation_kills.py files (the kernels get the model's opset, "
+    "killed by tests added to tests/conform/test_rewrites_checks_and_reports.py and tests/run/test_files_comparison_and_opsets.py (the kernels get the model's opset, "
     "also when it is imported as 'ai.onnx'; every operand and node of materialise_broadcasts is looked "
     "at whatever comes before it; shapes known only by onnx's data propagation; a failed inference "
     "in tidy_declarations; non-tensor and symbolic declarations shown in a removal's detail), each "

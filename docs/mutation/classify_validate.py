@@ -2,7 +2,7 @@
 
 usage (in the directory where mutmut ran, with the project's venv):
     python docs/mutation/classify_validate.py RECHECK.txt [FORKED.txt] > docs/mutation/validate.md
-RECHECK.txt holds lines "NAME EXIT_CODE" from running tests/validate/test_mutation_kills.py
+RECHECK.txt holds lines "NAME EXIT_CODE" from running tests/validate/test_reading_walking_and_reports.py
 against surviving mutants (forked, MUTANT_UNDER_TEST=NAME, as mutmut does); a nonzero code means
 that file kills the mutant. FORKED.txt (optional) holds lines "NAME EXIT_CODE" for mutants mutmut
 did not run, run the same way with mutmut's whole test selection (0 = survived).
@@ -291,7 +291,7 @@ CLASSES: dict[str, list] = {
 }
 
 
-KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py written against it
+KILLS = {  # function -> the tests of tests/validate/test_reading_walking_and_reports.py written against it
     "cli.x__write": "test_write_escapes_what_the_stream_cannot_encode",
     "reader.x_read_bytes": "test_one_byte_file_is_not_called_empty, test_file_of_exactly_the_size_limit_is_read",
     "formats.x_to_text": "test_text_lists_at_most_the_limit_and_counts_the_rest, "
@@ -315,8 +315,8 @@ KILLS = {  # function -> the tests of tests/validate/test_mutation_kills.py writ
     "walker.xǁWalkerǁ_walk_graph__216": "test_unconsumed_sparse_tensors_are_reported_where_defined",
     "walker.xǁWalkerǁ_walk_graph__217": "test_unconsumed_sparse_tensors_are_reported_where_defined",
     "walker.xǁWalkerǁ_walk_graph__218": "test_unconsumed_sparse_tensors_are_reported_where_defined",
-    "walker.xǁWalkerǁ_visit__7": "test_mutation_kills.py run in full",
-    "walker.xǁWalkerǁ_visit__8": "test_mutation_kills.py run in full",
+    "walker.xǁWalkerǁ_visit__7": "tests/validate/test_reading_walking_and_reports.py run in full",
+    "walker.xǁWalkerǁ_visit__8": "tests/validate/test_reading_walking_and_reports.py run in full",
     "walker.xǁWalkerǁ_walk_graph__113": "test_two_gemms_alike_but_for_alpha_are_judged_apart",
     "text.x__clean": "test_non_utf8_text_after_a_message_field_is_found, test_non_utf8_names_in_repeated_and_later_fields_are_all_listed",
     "walker.xǁWalkerǁ_walk_body__53": "test_formal_inputs_of_a_function_are_not_judged_again",
@@ -385,7 +385,7 @@ def _classify(name: str):
 
 def _killer(name: str) -> str:
     func, num = _split(name)
-    return KILLS.get(f"{func}__{num}", KILLS.get(func, "a test of test_mutation_kills.py"))
+    return KILLS.get(f"{func}__{num}", KILLS.get(func, "a test of tests/validate/test_reading_walking_and_reports.py"))
 
 
 def _pairs(path: str) -> dict[str, str]:
@@ -420,11 +420,11 @@ def main(recheck_path: str, forked_path: str | None = None) -> None:
       "(reusing an earlier run's results for unchanged functions) was stopped for time with 425 "
       "mutants never run (most of reader.py, api.py, types.py and part of declarations.py). A "
       "second run, in a copy of that run's tree, ran those by name (`mutmut run NAME...`), with "
-      "tests/validate/test_mutation_kills.py as it then was in the selection"
+      "tests/validate/test_reading_walking_and_reports.py as it then was in the selection"
       + (f"; it too was stopped for time, and the {len(forked)} mutants it had not reached were run "
          "with the same test selection by a forked runner (MUTANT_UNDER_TEST set, as mutmut does; "
-         "test_mutation_kills.py first, -x)" if forked else "") + ". "
-      "The survivors were then re-checked against the final tests/validate/test_mutation_kills.py "
+         "test_reading_walking_and_reports.py first, -x)" if forked else "") + ". "
+      "The survivors were then re-checked against the final tests/validate/test_reading_walking_and_reports.py "
       "(each mutant forked with MUTANT_UNDER_TEST set; the file passes on the unmutated code): a "
       "mutant that file fails is counted killed below (the lines NAME EXIT_CODE of the re-checks "
       "are in docs/mutation/validate-recheck.txt). The mutants were made from the code of main "
@@ -445,7 +445,7 @@ def main(recheck_path: str, forked_path: str | None = None) -> None:
       "18: equivalent). The figures below are those of the code of f2b7926.\n")
     p(f"- mutants: {len(codes)}; run: {run}; **not run: {len(not_run)}**")
     p(f"- killed: {len(killed)} ({100 * len(killed) / run:.1f}% of those run), of which "
-      f"{len(new_kills)} by tests/validate/test_mutation_kills.py")
+      f"{len(new_kills)} by tests/validate/test_reading_walking_and_reports.py")
     p(f"- survived: {len(survived)}; other (no tests / timeout / suspicious): {len(other)}")
     p(f"- score with the {eq} equivalent survivors left out: "
       f"{100 * len(killed) / max(1, run - eq):.1f}%; counting equivalents as killed: "

@@ -50,6 +50,15 @@ class Mutant:
     budget: float = 20.0
 
 
+def mutant(name: str, requirements: tuple[str, ...], targets: tuple[str, ...],
+           known_bug: tuple[str, tuple], module: str | None = None) -> Mutant:
+    """A planted fault aimed at ``targets`` (``"harness/case"`` names of the registering
+    operator's cases). ``module``: the module under mutants/ that bends the code, when it is not
+    ``name`` (a fault of shared code aimed at another operator's cases: e.g. Add's cases catch
+    the shared ``saturation`` module under the name ``add_saturation``)."""
+    return Mutant(name, f"tests.crosshair.mutants.{module or name}", requirements, targets, known_bug)
+
+
 def case_name(tag: str, claim: str) -> str:
     """The case's name: its tag for the spec, tag.the-claim for a witness."""
     return tag if claim == "spec" else f"{tag}.{claim.replace(' ', '-')}"

@@ -23,7 +23,8 @@ from sonnx.ops.registry import operator
 from sonnx.semantics.tensor import TensorValue, from_numpy, size
 from sonnx.semantics.values import int_range
 
-from .common import Case, Harness, case_name, declared_post, named, pick, resolve, unwrapped, within
+from .common import (Case, Harness, Mutant, case_name, declared_post, mutant,
+                     named, pick, resolve, unwrapped, within)
 from .edges import float_edges, int_edges, product_ties
 
 GEMM = operator("Gemm")
@@ -439,4 +440,20 @@ HARNESSES: tuple[Harness, ...] = (
         witnesses=(gemm_fast_case("int64", (1, 3, 1), claim="never wraps"),),
         what="sonnx.gemm(mode=\"exact\") (compiled fold, numpy) equals gemm_reference bit for bit",
         mode="sampled"),
+)
+
+MUTANTS: tuple[Mutant, ...] = (
+    # A stored (2, 3) with transA: A'[1, 0] is at flat 1, the mutant reads flat 3
+    mutant("gemm_transpose_index", ("GEMM-R1",), ("gemm-index/a_index", "gemm-signed/int32.3x2x2"),
+           ("gemm-index/a_index", (True, 2, 3, 1, 0))),
+    # A (2, 3) x B (3, 2) with C of shape (2,): must be refused with GEMM-R4
+    mutant("gemm_c_broadcast", ("GEMM-R4",), ("gemm-refusals/shapes",),
+           ("gemm-refusals/shapes", (0, 0, 3, 0, 0))),
+    # 1 x 3 x 1 float, no C, all ones (edge value 7), alpha = beta = 1: Y = 3, the mutant keeps
+    # the last term, 1 (integer T no longer goes through _add: intloops.dot_wrap)
+    mutant("gemm_sum_overwrites", ("GEMM-R7",), ("gemm-float/float.1x3x1", "gemm-float/float16.1x1x1"),
+           ("gemm-float/float.1x3x1", (False, False, False, (7, 7, 7), (7, 7, 7), (0,), 0, 0))),
+    # int32 edge values: max * 2 wraps to -2, the mutant clamps to max
+    mutant("gemm_saturation", ("GEMM-R7",), ("gemm-signed/int32.1x3x1.edges", "gemm-unsigned/uint32.1x3x1"),
+           ("gemm-signed/int32.1x3x1.edges", (False, False, False, (10, 3, 3), (5, 3, 3), (3,)))),
 )

@@ -93,21 +93,27 @@ def round_case(name: str, *, claim: str = "spec") -> Case:
     return Case(name if claim == "spec" else f"{name}.{claim}", build, 5.0)
 
 
-HARNESSES: tuple[Harness, ...] = (
-    Harness(
-        "wrap", ("MUL-R3",),
-        cases=tuple(wrap_case(b, s) for b in (8, 16, 32, 64) for s in (True, False)),
-        witnesses=(wrap_case(8, True, claim="identity"),),
-        what="intloops.wrap (through a wrapper): in range and congruent modulo 2**bits"),
-    Harness(
-        "flat-index", ("MUL-R1",),
-        cases=tuple(index_case(s) for s in SHAPES),
-        witnesses=(index_case((2, 1, 2), claim="never last"),),
-        what="tensor.flat_index: in range, sum-of-strides offset, inverted by unravel_index"),
-    Harness(
-        "round-to", ("MUL-R3",),
-        cases=tuple(round_case(t) for t in ("float16", "bfloat16", "float")),
-        witnesses=(round_case("float16", claim="identity"),),
-        what="floats.round_to on symbolic doubles against the independent RNE rule",
-        mode="sampled"),
-)
+def harnesses(same_shape: str, rounding: str) -> tuple[Harness, ...]:
+    """The helpers' harnesses, claimed for the requirements the caller names: ``same_shape``
+    (an R1-like "element i of the result comes from element i of each operand") for the flat
+    index, ``rounding`` (the arithmetic of a result element) for wrap and round_to. This module
+    names no operator: the operator whose cases module registers these harnesses says which of
+    its requirements they support (today Mul's, tests/crosshair/mul_cases.py)."""
+    return (
+        Harness(
+            "wrap", (rounding,),
+            cases=tuple(wrap_case(b, s) for b in (8, 16, 32, 64) for s in (True, False)),
+            witnesses=(wrap_case(8, True, claim="identity"),),
+            what="intloops.wrap (through a wrapper): in range and congruent modulo 2**bits"),
+        Harness(
+            "flat-index", (same_shape,),
+            cases=tuple(index_case(s) for s in SHAPES),
+            witnesses=(index_case((2, 1, 2), claim="never last"),),
+            what="tensor.flat_index: in range, sum-of-strides offset, inverted by unravel_index"),
+        Harness(
+            "round-to", (rounding,),
+            cases=tuple(round_case(t) for t in ("float16", "bfloat16", "float")),
+            witnesses=(round_case("float16", claim="identity"),),
+            what="floats.round_to on symbolic doubles against the independent RNE rule",
+            mode="sampled"),
+    )

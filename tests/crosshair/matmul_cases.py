@@ -18,7 +18,8 @@ from sonnx.ops.registry import operator
 from sonnx.semantics.tensor import TensorValue, from_numpy, size
 from sonnx.semantics.values import int_range
 
-from .common import Case, Harness, case_name, declared_post, named, outcome, pick, unwrapped, within
+from .common import (Case, Harness, Mutant, case_name, declared_post, mutant,
+                     named, outcome, pick, unwrapped, within)
 from .edges import float_edges, int_edges, product_ties
 from .gemm_cases import GEMM_GRID, _exact_sums, _fold_descending, gemm_operands, mkn_tag
 
@@ -232,4 +233,18 @@ HARNESSES: tuple[Harness, ...] = (
         what="sonnx.matmul(mode=\"exact\") (Gemm's compiled fold, numpy) equals matmul_reference "
              "bit for bit",
         mode="sampled"),
+)
+
+MUTANTS: tuple[Mutant, ...] = (
+    # the products summed from the last to the first (Gemm's index helpers bent)
+    # double ties: (1 + u)(1 + u) + (1 + u) 3 + (1 + u)(-(1 + 3u)) rounds differently backwards
+    mutant("matmul_k_descending", ("MATMUL-R5",), ("matmul-float/double.1x3x1.ties",
+                                                   "matmul-float/float16.1x3x1.ties"),
+           ("matmul-float/double.1x3x1.ties", ((0, 0, 0), (0, 3, 2)))),
+    # A (3, 2) = [[1, 0], ...] times B = [[0, 1], [0, 0]]: Y[0] is [0, 1]; with B^T it is [0, 0]
+    mutant("matmul_transposed", ("MATMUL-R5",), ("matmul-int/int32.3x2x2", "matmul-int/int32.2x1x3"),
+           ("matmul-int/int32.3x2x2", ((1, 0, 0, 0, 0, 0), (0, 1, 0, 0)))),
+    # A (2, 2, 3) with B (3, 2): B would be reused for both matrices, must be R4 (and R1)
+    mutant("matmul_broadcast_accepted", ("MATMUL-R4",), ("matmul-refusals/shapes",),
+           ("matmul-refusals/shapes", (3, 0))),
 )

@@ -21,7 +21,8 @@ from sonnx.ops import relu as relu_op
 from sonnx.semantics.tensor import TensorValue, from_numpy, size
 from sonnx.semantics.values import int_range, same_value
 
-from .common import Case, Harness, case_name, declared_post, named, pick, shape_tag, unwrapped, within
+from .common import (Case, Harness, Mutant, case_name, declared_post, mutant,
+                     named, pick, shape_tag, unwrapped, within)
 from .edges import FLOATS, SHAPES, SIGNED, float_edges, int_edges
 
 FALSE_CLAIMS: dict[str, Callable] = {          # (result, x) -> bool about every element
@@ -190,4 +191,14 @@ HARNESSES: tuple[Harness, ...] = (
         witnesses=(fast_case("int8", (2, 3), claim="returns its input"),),
         what="sonnx.relu (numpy) equals relu_reference bit for bit",
         mode="sampled"),
+)
+
+# Relu: -0 kept as -0, a NaN turned into 0, unsigned integers accepted
+MUTANTS: tuple[Mutant, ...] = (
+    mutant("relu_minus_zero_kept", ("RELU-R3",), ("relu-float/float.scalar", "relu-float/float16.scalar"),
+           ("relu-float/float.scalar", ((1,),))),                                   # -0 gives +0
+    mutant("relu_nan_to_zero", ("RELU-R3",), ("relu-float/double.scalar", "relu-float/float16.scalar"),
+           ("relu-float/double.scalar", ((19,),))),                                  # NaN gives NaN
+    mutant("relu_unsigned_accepted", ("RELU-R2",), ("relu-refusals/types",),
+           ("relu-refusals/types", (0, 4))),                                         # uint8: RELU-R2
 )

@@ -1,9 +1,11 @@
 """The CrossHair campaign's definition is sane (fast: CrossHair itself never runs here).
 
-The campaign runs with ``tools/crosshair``; this file checks only its data: every harness has a
-witness and names registered requirements, every mutant module is registered and aimed at
-existing cases, and every planted bug really breaks its target's spec in plain Python (so a
-mutant that CrossHair "catches" is a bug, not a broken harness).
+The campaign runs with ``tools/crosshair``; this file checks only its data, as harnesses.py
+discovers it from the registry (no list of operators, harnesses or mutants is copied here): every
+harness has a witness and names registered requirements, each operator's cases module claims its
+own operator's requirements only and plants mutants aimed at its own cases, every mutant module is
+registered and aimed at existing cases, and every planted bug really breaks its target's spec in
+plain Python (so a mutant that CrossHair "catches" is a bug, not a broken harness).
 """
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ import pytest
 
 from sonnx import requirements
 from sonnx.ops.registry import operators
-from tests.crosshair import gemm_cases as G
 from tests.crosshair import harnesses as H
 from tests.crosshair import mutants as mutants_pkg
 from tests.crosshair.common import Mutant, applied, unwrapped
@@ -79,62 +80,60 @@ def test_a_patch_of_a_missing_name_is_refused(tmp_path, monkeypatch):
             pass
 
 
-def test_required_mutant_kinds_are_planted():
-    assert {"wrap_edge", "broadcast_accepted", "saturation", "loop_short", "index_stride", "ties_away",
-            "gemm_transpose_index", "gemm_c_broadcast", "gemm_sum_overwrites", "gemm_saturation",
-            "add_saturation", "add_ties_away", "add_broadcast_accepted", "zero_sign_lost",
-            "sub_operands_swapped", "sub_zero_sign_flipped", "sub_broadcast_accepted"} <= {
-        m.name for m in H.MUTANTS}
+def test_the_campaign_is_what_the_operators_cases_modules_hold():
+    """HARNESSES and MUTANTS are exactly the union of the discovered cases modules' tuples, and a
+    cases module exists for each operator whose stem has one on disk (none is missed or stray)."""
+    here = Path(H.__file__).parent
+    on_disk = {p.name[:-len("_cases.py")] for p in here.glob("*_cases.py")}
+    stems = {H.stem(op) for op in operators().values()}
+    assert on_disk <= stems, f"cases modules of no registered operator: {on_disk - stems}"
+    modules = H.cases_modules()
+    assert set(modules) == on_disk
+    assert H.HARNESSES == tuple(h for m in modules.values() for h in m.HARNESSES)
+    assert H.MUTANTS == tuple(x for m in modules.values() for x in m.MUTANTS)
 
 
-def _gets_every_element_wise_group(tag: str) -> None:
-    """The operator ``tag`` (add, sub) has Mul's five groups under its own IDs, each with a
-    witness, and mutants aimed at its integer, float and refusal cases."""
-    groups = {h.name: h for h in H.HARNESSES if h.name.startswith(f"{tag}-")}
-    assert set(groups) == {f"{tag}-{g}" for g in ("signed", "unsigned", "float", "refusals", "fast")}
-    for name, h in groups.items():
-        assert all(r.startswith(f"{tag.upper()}-") for r in h.requirements), name
-        assert h.witnesses, name
-        assert len(h.cases) == len(H.harness(name.replace(f"{tag}-", "mul-")).cases), name
-    caught_by = {t.split("/")[0] for m in H.MUTANTS for t in m.targets if t.startswith(f"{tag}-")}
-    assert {f"{tag}-signed", f"{tag}-float", f"{tag}-refusals"} <= caught_by
+@pytest.mark.req("@operators")
+def test_each_cases_module_claims_its_own_operator_and_catches_its_own_mutants():
+    """A harness or mutant of ``<stem>_cases.py`` names requirements of that operator only; each
+    of its mutants is aimed at its own harnesses' cases; it plants at least one mutant; a mutant
+    module named after an operator's stem is registered by that operator's cases module only."""
+    ops = {H.stem(op): op for op in operators().values()}
+    owner = {}
+    for st, module in H.cases_modules().items():
+        prefix = f"{ops[st].prefix}-"
+        assert module.HARNESSES and module.MUTANTS, st
+        own = {h.name for h in module.HARNESSES}
+        for h in module.HARNESSES:
+            assert all(r.startswith(prefix) for r in h.requirements), (st, h.name)
+        for m in module.MUTANTS:
+            assert all(r.startswith(prefix) for r in m.requirements), (st, m.name)
+            assert all(t.split("/")[0] in own for t in m.targets), (st, m.name)
+            owner.setdefault(m.module.rsplit(".", 1)[1], set()).add(st)
+    for module_name, users in owner.items():
+        named_after = [st for st in ops if module_name.startswith(f"{st}_")]
+        if named_after:
+            assert users == set(named_after), (module_name, users)
 
 
-@pytest.mark.req("ADD-R1", "ADD-R3", "ADD-R4")
-def test_add_gets_every_element_wise_group_with_its_own_ids():
-    _gets_every_element_wise_group("add")
-
-
-@pytest.mark.req("SUB-R1", "SUB-R3", "SUB-R4")
-def test_sub_gets_every_element_wise_group_with_its_own_ids():
-    _gets_every_element_wise_group("sub")
-
-
-@pytest.mark.req("GEMM-R1", "GEMM-R4")
-def test_gemm_grid_and_refusal_tables_cover_what_the_campaign_claims():
-    # (M, K, N) each in 1..3, square and not; C tables include the broadcastable shapes
-    assert all(1 <= d <= 3 for g in G.GEMM_GRID for d in g)
-    assert any(len(set(g)) > 1 for g in G.GEMM_GRID) and (3, 3, 3) in G.GEMM_GRID
-    assert {(2,), (1, 2), (2, 1), (1, 1), (1,), ()} <= set(G.GEMM_C_SHAPES) and None in G.GEMM_C_SHAPES
-    for name in ("gemm-signed", "gemm-unsigned"):
-        assert all(c.exhaustive for c in H.harness(name).cases), name
-    assert all(c.exhaustive for c in H.harness("gemm-index").cases + H.harness("gemm-refusals").cases)
-    assert H.harness("gemm-exact").mode == "sampled"
-
-
-@pytest.mark.req("MATMUL-R1", "MATMUL-R4", "MATMUL-R5")
-def test_matmul_harnesses_cover_what_the_campaign_claims():
-    """MatMul's cases run on Gemm's grid; the refusal tables hold every rank from 1 to 4 and
-    broadcastable batches; integer and refusal cases must exhaust their paths; its mutants bend
-    Gemm's shared code (the k order) and MatMul's own (the Gemm arguments, R4)."""
-    from tests.crosshair import matmul_cases as MM
-    assert {h.name for h in H.HARNESSES if h.name.startswith("matmul-")} == {
-        "matmul-int", "matmul-float", "matmul-refusals", "matmul-exact"}
-    assert {len(s) for s in MM.MATMUL_A_SHAPES} == {1, 2, 3, 4} and (3,) in MM.MATMUL_B_SHAPES
-    assert all(c.exhaustive for c in H.harness("matmul-int").cases + H.harness("matmul-refusals").cases)
-    assert H.harness("matmul-exact").mode == "sampled"
-    assert {"matmul_k_descending", "matmul_transposed", "matmul_broadcast_accepted"} <= {
-        m.name for m in H.MUTANTS}
+@pytest.mark.req("@kind:elementwise")
+def test_every_element_wise_operator_gets_the_same_groups_with_its_own_ids():
+    """Each operator of kind "elementwise" with a cases module has the five groups under its own
+    IDs, each with a witness and as many cases as every other such operator's, and mutants aimed
+    at its integer, float and refusal cases."""
+    tags = [op.name.lower() for op in operators().values()
+            if op.kind == "elementwise" and H.stem(op) in H.cases_modules()]
+    assert tags
+    sizes = {}
+    for tag in tags:
+        groups = {h.name: h for h in H.HARNESSES if h.name.startswith(f"{tag}-")}
+        assert set(groups) == {f"{tag}-{g}" for g in ("signed", "unsigned", "float", "refusals", "fast")}
+        for name, h in groups.items():
+            assert h.witnesses, name
+            sizes.setdefault(name[len(tag) + 1:], set()).add(len(h.cases))
+        caught_by = {t.split("/")[0] for m in H.MUTANTS for t in m.targets if t.startswith(f"{tag}-")}
+        assert {f"{tag}-signed", f"{tag}-float", f"{tag}-refusals"} <= caught_by, tag
+    assert all(len(n) == 1 for n in sizes.values()), sizes
 
 
 def test_every_case_builds_with_concrete_annotations():
@@ -173,7 +172,7 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.req("MUL-R1", "MUL-R3", "MUL-R4", "GEMM-R1", "GEMM-R4", "GEMM-R7")
+@pytest.mark.req("@operators")
 def test_planted_bugs_break_their_targets_in_plain_python():
     env = {**os.environ, "SONNX_CONTRACTS": "full",
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}

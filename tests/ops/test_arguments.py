@@ -316,28 +316,7 @@ def test_alpha_that_no_float32_holds_is_refused(big):
         assert e.value.requirement == "GEMM-R5" and len(str(e.value)) < 600
 
 
-@pytest.mark.req("PROF-R3")
-@pytest.mark.parametrize("opset", [0, -1, profile.MAX_KNOWN_OPSET + 1, 10**9, 10**400],
-                         ids=["0", "-1", "max+1", "1e9", "1e400"])
-def test_opset_outside_the_known_range_is_refused_like_the_validator_does(opset):
-    expected = profile.opset_range_violations(opset, "x")
-    assert [v.requirement for v in expected] == ["PROF-R3"]
-    for call in (lambda: sonnx.mul(X23, X23, opset=opset), lambda: sonnx.gemm(X23, X34, opset=opset)):
-        with pytest.raises(sonnx.ProfileViolation) as e:
-            call()
-        assert e.value.requirement == "PROF-R3" and f"1 to {profile.MAX_KNOWN_OPSET}" in str(e.value)
-    assert profile.opset_range_violations(profile.MAX_KNOWN_OPSET, "x") == []
-    assert sonnx.mul(X23, X23, opset=profile.MAX_KNOWN_OPSET).shape == (2, 3)
-
-
-@pytest.mark.req("PROF-R3")
-@pytest.mark.parametrize("opset", ["14", None, 14.0, True, np.float64(13), [14]])
-def test_opset_that_is_not_an_integer_is_a_type_error(opset):
-    with pytest.raises(TypeError, match=r"sonnx.mul: opset must be an integer"):
-        sonnx.mul(X23, X23, opset=opset)
-    with pytest.raises(TypeError, match=r"sonnx.gemm: opset must be an integer"):
-        sonnx.gemm(X23, X34, opset=opset)
-    assert sonnx.mul(X23, X23, opset=np.int64(14)).shape == (2, 3)
+# the opset's type and range, for every operator: test_every_operator.py
 
 
 @pytest.mark.parametrize("mode", [None, 1, b"exact", ["exact"]])
@@ -358,14 +337,7 @@ def test_messages_for_a_wrong_mode_or_scalar_say_what_and_how():
             sonnx.gemm(X23, X34, **{name: "1"})
 
 
-@pytest.mark.parametrize("op", ["mul", "gemm"])
-def test_type_errors_name_the_argument(op):
-    good = [X23, X23] if op == "mul" else [X23, X34, np.ones((2, 4), F32)]
-    for i, name in enumerate("ABC"[:len(good)]):
-        args = list(good)
-        args[i] = [[1.0]]
-        with pytest.raises(TypeError, match=rf"^sonnx.{op}: {name} must be a numpy.ndarray, got list"):
-            getattr(sonnx, op)(*args)
+# a wrong Python type for an input names the input, for every operator: test_every_operator.py
 
 
 @pytest.mark.parametrize("mode", ["exact", "fast"])

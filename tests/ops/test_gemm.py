@@ -19,7 +19,8 @@ from sonnx.ops.gemm import bound as gemm_bound
 from sonnx.ops.signature import TensorSig
 from sonnx.semantics.tensor import FULL_CONTRACTS, TensorValue, from_numpy, to_numpy
 
-from .conftest import assert_same_bits, edge_values
+from .conftest import assert_same_bits
+from .matrix import edge_operands, float_bits, ids, random_operands, sig
 
 ALL_TYPES = sorted(registry.type_set("Gemm", 13))
 FLOATS = [t for t in ALL_TYPES if dtypes.is_float(t)]
@@ -31,12 +32,15 @@ def reference(a, b, c=None, **kw) -> np.ndarray:
                                            None if c is None else from_numpy(c), **kw))
 
 
-def sig(shape, elem="float", sparse=False) -> TensorSig:
-    return TensorSig(shape, elem, sparse)
-
-
-def ids(violations) -> list[str]:
-    return [v.requirement for v in violations]
+def example(name: str, version: int) -> tuple[list, dict]:
+    """Gemm's call for test_every_operator.py: A (2, 3), B (3, 2), and C (2, 2) where the version
+    requires it (C is optional only from Gemm-11); attributes at their defaults."""
+    dt = dtypes.numpy_dtype(name)
+    a = (np.arange(6) - 3).reshape(2, 3).astype(np.float64).astype(dt) if not name.startswith("u") \
+        else np.arange(6).reshape(2, 3).astype(dt)
+    b = np.arange(1, 7).reshape(3, 2).astype(np.float64).astype(dt)
+    c = np.ones((2, 2), dt) if version < 11 else None
+    return [a, b, c], {}
 
 
 # ---------------------------------------------------------------- constraints: every violation path
@@ -118,16 +122,8 @@ def test_sparse_inputs_refused():
 
 
 @pytest.mark.req("GEMM-R3")
-def test_element_types_per_version():
-    for opset, allowed in ((1, {"float16", "float", "double"}), (6, {"float16", "float", "double"}),
-                           (7, {"float16", "float", "double"}),
-                           (9, {"float16", "float", "double", "int32", "int64", "uint32", "uint64"}),
-                           (11, {"float16", "float", "double", "int32", "int64", "uint32", "uint64"}),
-                           (13, set(ALL_TYPES))):
-        for t in sorted(dtypes.NUMERIC_TYPES | {"bool", "string", "complex64"}):
-            one = sig((2, 2), t)
-            found = ids(gemm_op.constraints(one, one, one, opset=opset))
-            assert found == ([] if t in allowed else ["GEMM-R3"] * 3), (opset, t, found)
+def test_element_type_without_a_version_or_unknown():
+    # every type of every version: test_every_operator.py
     assert ids(gemm_op.constraints(sig((2, 2)), sig((2, 2)), None, opset=0)) == ["GEMM-R3"]
     assert ids(gemm_op.constraints(sig((2, 2), None), sig((2, 2)), None)) == ["GEMM-R3"]
 
@@ -218,12 +214,8 @@ def test_integer_alpha_beta_must_be_one(name):
 
 @pytest.mark.req("GEMM-R3")
 def test_bad_arguments():
+    # an input or an opset of the wrong Python type: test_every_operator.py
     x = np.ones((2, 2), np.float32)
-    for bad in ([[1.0, 2.0], [3.0, 4.0]], 1.0, np.float32(1.0), None):
-        with pytest.raises(TypeError):
-            sonnx.gemm(bad, x)
-        with pytest.raises(TypeError):
-            sonnx.gemm(x, bad) if bad is not None else sonnx.gemm(x, x, [[1.0]])
     with pytest.raises(TypeError):
         sonnx.gemm(np.ma.masked_array(x), x)
     with pytest.raises(TypeError):
@@ -240,22 +232,6 @@ def test_all_violations_reported_at_once():
     assert set(found) >= {"GEMM-R3", "GEMM-R5"}
     found = ids(gemm_op.constraints(sig((3, 4)), sig((4, 5)), sig((5,)), broadcast=1, opset=6))
     assert found == ["GEMM-R5", "GEMM-R4"]
-
-
-# ---------------------------------------------------------------- helpers for GEMM-R7
-def random_operands(rng, name, m, k, n, ta=False, tb=False, with_c=True):
-    dt = dtypes.numpy_dtype(name)
-    shape_a = (k, m) if ta else (m, k)
-    shape_b = (n, k) if tb else (k, n)
-    if dtypes.is_float(name):
-        def draw(shape):
-            return rng.standard_normal(shape).astype(dt)
-    else:
-        info = np.iinfo(dt)
-
-        def draw(shape):
-            return rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
-    return draw(shape_a), draw(shape_b), (draw((m, n)) if with_c else None)
 
 
 def assert_within_bound(y, a, b, c, *, alpha=1.0, beta=1.0, trans_a=False, trans_b=False, acc=None):
@@ -284,21 +260,10 @@ def test_exact_equals_reference_random(name, ta, tb, with_c):
         assert_same_bits(sonnx.gemm(a, b, c, **kw), reference(a, b, c, **kw))
 
 
-def _edge_operands(name):
-    """A (n, 4), B (4, n), C (n, n) whose entries run through every edge value of the type, so
-    that each output mixes infinities, NaN, signed zeros, subnormals, extremes and wrap-around."""
-    v = edge_values(name)
-    n = len(v)
-    a = np.array([[v[(i + 3 * l) % n] for l in range(4)] for i in range(n)], dtype=v.dtype)
-    b = np.array([[v[(5 * j + l) % n] for j in range(n)] for l in range(4)], dtype=v.dtype)
-    c = np.array([[v[(7 * i + j) % n] for j in range(n)] for i in range(n)], dtype=v.dtype)
-    return a, b, c
-
-
 @pytest.mark.req("GEMM-R7", "GEMM-R3")
 @pytest.mark.parametrize("name", ALL_TYPES)
 def test_exact_equals_reference_on_edge_values(name):
-    a, b, c = _edge_operands(name)
+    a, b, c = edge_operands(name)
     scalars = [(1.0, 1.0)] if name in INTS else [(1.0, 1.0), (-0.5, 2.0), (0.0, -0.0),
                                                        (np.float32(3.0e38), np.float32(1e-30))]
     for alpha, beta in scalars:
@@ -381,12 +346,6 @@ def test_layouts_do_not_matter():
         assert_same_bits(out, want)
 
 
-def _float_bits(name, shape):
-    dt = dtypes.numpy_dtype(name)
-    uint = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
-    return hnp.arrays(uint, shape).map(lambda x: x.view(dt))
-
-
 @st.composite
 def gemm_cases(draw, names=tuple(ALL_TYPES)):
     name = draw(st.sampled_from(names))
@@ -394,7 +353,7 @@ def gemm_cases(draw, names=tuple(ALL_TYPES)):
     ta, tb, with_c = draw(st.booleans()), draw(st.booleans()), draw(st.booleans())
     if dtypes.is_float(name):
         def arr(shape):
-            return draw(st.one_of(_float_bits(name, shape),
+            return draw(st.one_of(float_bits(name, shape),
                                   hnp.arrays(np.float64, shape, elements=st.floats(-1e4, 1e4, width=16))
                                   .map(lambda x, dt=dtypes.numpy_dtype(name): x.astype(dt))))
         f32 = st.floats(width=32, allow_nan=True, allow_infinity=True)
@@ -599,3 +558,18 @@ def test_onnx_reference_integer_overflow():
     ours = sonnx.gemm(a, b, c)
     assert ours[0, 0] == -2**31 + 7             # 2^31 + 7 wraps around in int32
     assert theirs[0, 0] != ours[0, 0]
+
+
+# ---------------------------------------------------------------- its CrossHair cases (tests/crosshair)
+@pytest.mark.req("GEMM-R1", "GEMM-R4")
+def test_gemm_grid_and_refusal_tables_cover_what_the_campaign_claims():
+    from tests.crosshair import gemm_cases as G
+    from tests.crosshair import harnesses as H
+    # (M, K, N) each in 1..3, square and not; C tables include the broadcastable shapes
+    assert all(1 <= d <= 3 for g in G.GEMM_GRID for d in g)
+    assert any(len(set(g)) > 1 for g in G.GEMM_GRID) and (3, 3, 3) in G.GEMM_GRID
+    assert {(2,), (1, 2), (2, 1), (1, 1), (1,), ()} <= set(G.GEMM_C_SHAPES) and None in G.GEMM_C_SHAPES
+    for name in ("gemm-signed", "gemm-unsigned"):
+        assert all(c.exhaustive for c in H.harness(name).cases), name
+    assert all(c.exhaustive for c in H.harness("gemm-index").cases + H.harness("gemm-refusals").cases)
+    assert H.harness("gemm-exact").mode == "sampled"

@@ -1,4 +1,5 @@
-"""Tests written to kill mutants that survived the mutation run over the trace judge
+"""The trace judge (baseline file, links, matrix verdicts and defects) and the evidence runner, in
+detail: tests first written to kill mutants that survived the mutation run over the trace judge
 (tools/mutation; the survivors and their verdicts are listed in docs/mutation/trace.md).
 
 Each test pins one behaviour that a surviving mutant changed without any other test noticing:

@@ -1,4 +1,6 @@
-"""Tests written to kill mutants that survived mutmut's run over src/sonnx/run/ (issue 26).
+"""run's input and output files (npz, npy, hex text), the comparison with onnxruntime, and the opset
+the kernels are given, in detail: tests first written to kill mutants that survived mutmut's run
+over src/sonnx/run/ (issue 26).
 
 Each test pins behaviour a surviving mutant changed: what is read, refused, computed or written,
 never the wording of a message. docs/mutation/conform-run.md lists every survivor and the test

@@ -1,4 +1,5 @@
-"""Tests written to kill mutants that survived mutmut's run over src/sonnx/conform/ (issue 26).
+"""conform's rewrites, blockers, bit-identity check, summary, report and exit statuses, in detail:
+tests first written to kill mutants that survived mutmut's run over src/sonnx/conform/ (issue 26).
 
 Each test pins behaviour a surviving mutant changed: what is rewritten and how, which reason a
 finding carries, what the summary and the report say, which exit status, never the wording

@@ -1,4 +1,6 @@
-"""Tests written to kill mutants that survived mutmut's run over src/sonnx/validate/ (issue 11).
+"""The validator's reading (sizes, external data), walking (functions, branches, subgraphs), the
+location of its findings and its text / JSON / SARIF reports, in detail: tests first written to
+kill mutants that survived mutmut's run over src/sonnx/validate/ (issue 11).
 
 Each test pins behaviour a surviving mutant changed: a verdict, a requirement ID, a location,
 an exit status or the structure of the text / JSON / SARIF report. docs/mutation/validate.md

@@ -1,4 +1,5 @@
-"""Tests written to kill the survivors of the mutation run over the proof summary and the Why3
+"""The proof summary (proofs.json records, assumptions) and the Why3 driver, in detail: tests
+first written to kill the survivors of the mutation run over the proof summary and the Why3
 driver (tools/mutation-proofs; docs/mutation/trace.md, run 3), and the heartbeat hang of the
 evidence runner's `_run`; in run 3's part 2 also the driver's mutants no test reached (the proof
 step run with a fake why3 on PATH, and one real build and replay of a tiny session). Each one
