@@ -1,7 +1,7 @@
 """Tests written to kill mutants that survived mutmut's run over src/sonnx/validate/ (issue 11).
 
 Each test pins behaviour a surviving mutant changed: a verdict, a requirement ID, a location,
-an exit status or the structure of the text / JSON / SARIF report. docs/mutation/validate.md
+an exit status or the structure of the text / JSON / SARIF report. docs/records/mutation/validate.md
 lists every survivor and the test (or the reason) that accounts for it."""
 from __future__ import annotations
 
