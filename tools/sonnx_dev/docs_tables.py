@@ -14,10 +14,15 @@ function of the registry (``sonnx.ops.registry.operators()``), the requirement d
                             PREFIX, the operator whose spec page holds the block
   operator [STEM]           one operator's facts and requirements (without STEM: the operator
                             whose docs/operators/STEM.md holds the block)
+  c-kernels                 the C entry points: operator, proof file, theory, requirement IDs
+  comparison                how `sonnx run --compare` judges each operator against onnxruntime
+  conform-rules             the rule of each operator that conform's materialise-broadcast
+                            resolves
+  openvino-layers           the OpenVINO IR layer types judged as each operator
   standing                  each requirement's standing from its claims (covered, partial,
                             tested only), with the IDs
   record-figures PATH       the figures of a run record (docs/records/...): its ``- mutants:``
-                            bullets, or its ``Totals of`` line
+                            bullets and its sections' counts, or its ``Totals of`` line
 
 ``--check`` rewrites nothing and exits 1 naming every stale block (file, line, name); an unknown
 block name or an argument it cannot use exits 2. Without it, every stale block is rewritten.
@@ -159,6 +164,98 @@ def render_operator(root: Path, page: Path, args: list[str]) -> str:
         markdown_block(op.prefix)])
 
 
+def _openvino_layers(op) -> list[str]:
+    """The OpenVINO IR layer types read as ``op``: its record's ``openvino`` field, or (before the
+    record had one) the validator's table of layers."""
+    field = getattr(op, "openvino", None)
+    if field is not None:
+        items = list(field.keys()) if hasattr(field, "keys") else list(field)
+        names = []
+        for item in items:
+            if isinstance(item, str):
+                names.append(item)
+                continue
+            found = next((getattr(item, a) for a in ("types", "layer_types", "names") if hasattr(item, a)), None)
+            if found is not None:
+                names += [found] if isinstance(found, str) else list(found)
+                continue
+            one = next((getattr(item, a) for a in ("type", "layer", "name") if hasattr(item, a)), None)
+            if one is None:
+                raise BlockError(f"cannot read the layer names of {op.name}'s openvino field: {item!r}")
+            names.append(one)
+        return names
+    from sonnx.validate import openvino
+    return [t for t, m in openvino.LAYERS.items() if m.op == op.name]
+
+
+def render_openvino_layers(root: Path, page: Path, args: list[str]) -> str:
+    pairs = [(layer, op.name) for op in _operators() for layer in _openvino_layers(op)]
+    if not pairs:
+        return "No IR layer is read as a profile operator."
+    listed = ", ".join(f"`{layer}` as {name}" for layer, name in pairs)
+    return f"The IR layers read as profile operators: {listed}."
+
+
+def _conform_rule(op) -> str | None:
+    """The rule ``sonnx conform`` may resolve for ``op`` by storing a constant operand expanded
+    (with the inputs concerned when the record says), or None: its record's ``conform`` field,
+    or (before the record had one) conform's own table."""
+    if hasattr(op, "conform"):
+        field = op.conform
+        if not field:
+            return None
+        if isinstance(field, str):
+            return f"`{field}`"
+        get = field.get if hasattr(field, "get") else (lambda k, d=None: getattr(field, k, d))
+        rule, inputs = get("rule"), get("inputs")
+        if rule is None:
+            raise BlockError(f"cannot read the rule of {op.name}'s conform field: {field!r}")
+        return f"`{rule}`" + (f" (input {', '.join(inputs)})" if inputs else "")
+    from sonnx.conform import rewrite
+    prefix = getattr(rewrite, "_RULE_PREFIX", {}).get(op.name)
+    return f"`{prefix}-R4`" if prefix else None
+
+
+def render_conform_rules(root: Path, page: Path, args: list[str]) -> str:
+    found = [(op.name, rule) for op in _operators() if (rule := _conform_rule(op))]
+    if not found:
+        return "No operator's rule is resolved by storing a constant operand expanded."
+    listed = ", ".join(f"{name} {rule}" for name, rule in found)
+    return f"The rules `materialise-broadcast` resolves, per operator: {listed}."
+
+
+def _policy(value) -> str:
+    """A comparison policy as a reader sees it: its text, or a bound function's name."""
+    if isinstance(value, str):
+        return value
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    if name is None:
+        raise BlockError(f"cannot describe the comparison policy {value!r}")
+    return f"within the bound `{getattr(value, '__module__', '')}.{name}`".replace("`.", "`")
+
+
+def render_comparison(root: Path, page: Path, args: list[str]) -> str:
+    ops = _operators()
+    if not all(hasattr(op, "comparison") for op in ops):
+        return ("(The operators' records carry no `comparison` field yet: the policies are those "
+                "of `src/sonnx/run/comparison.py`, as described above.)")
+    return "\n".join(f"- {op.name}: {_policy(op.comparison)}" for op in ops)
+
+
+def render_c_kernels(root: Path, page: Path, args: list[str]) -> str:
+    from sonnx import c_kernels
+    table = getattr(c_kernels, "KERNELS", None)
+    if not table:
+        raise BlockError("sonnx.c_kernels has no KERNELS table (C function -> proof, theory, IDs)")
+    by_prefix = {op.prefix: op.name for op in _operators()}
+    rows = ["| C function | operator | proved in | theory | requirements |", "|---|---|---|---|---|"]
+    for function, (proof, theory, ids) in table.items():
+        names = sorted({by_prefix.get(i.rsplit("-R", 1)[0], "?") for i in ids})
+        rows.append(f"| `{function}` | {', '.join(names)} | [{proof}]({_link(root, page, proof)}) | "
+                    f"`{theory}` | {', '.join(ids)} |")
+    return "\n".join(rows)
+
+
 def render_standing(root: Path, page: Path, args: list[str]) -> str:
     from sonnx.trace import claims
     groups = claims.standings(root)
@@ -190,6 +287,9 @@ def render_record_figures(root: Path, page: Path, args: list[str]) -> str:
             if not line.startswith("- "):
                 break
             figures.append(line)
+        sections = [m.groups() for m in map(re.compile(r"^## (.+) \((\d+)\)$").match, text) if m]
+        if sections:
+            figures.append("- by category: " + "; ".join(f"{name} {n}" for name, n in sections))
     else:
         figures = [line for line in text if line.startswith("Totals of")][:1]
     if not figures:
@@ -202,6 +302,10 @@ RENDERERS: dict[str, Callable[[Path, Path, list[str]], str]] = {
     "operator-list": render_operator_list,
     "requirements": render_requirements,
     "operator": render_operator,
+    "openvino-layers": render_openvino_layers,
+    "conform-rules": render_conform_rules,
+    "comparison": render_comparison,
+    "c-kernels": render_c_kernels,
     "standing": render_standing,
     "record-figures": render_record_figures,
 }
