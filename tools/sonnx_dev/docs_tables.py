@@ -85,6 +85,21 @@ def markdown_block(prefix: str) -> str:
     return "\n".join(lines)
 
 
+def _type_order(name: str) -> tuple:
+    """Floats by width, then signed and unsigned integers by width, then any other type by name."""
+    from sonnx import dtypes
+    try:
+        if dtypes.is_float(name):
+            return (0, dtypes.bits(name), name != "float16", name)
+        return (1 if dtypes.is_signed(name) else 2, dtypes.bits(name), name)
+    except (KeyError, ValueError, TypeError):
+        return (3, 0, name)
+
+
+def _types(names) -> str:
+    return ", ".join(sorted(names, key=_type_order))
+
+
 def _c_kernel(op) -> bool:
     """Whether the operator has a C kernel proved and extracted from Why3."""
     if hasattr(op, "c_binding"):
@@ -110,7 +125,7 @@ def render_operators(root: Path, page: Path, args: list[str]) -> str:
         guide = root / "docs" / "operators" / f"{stem}.md"
         name = f"[{op.name}]({_link(root, page, guide.relative_to(root).as_posix())})" \
             if guide.is_file() else op.name
-        versions = "<br>".join(f"**{v}**: {', '.join(sorted(op.type_sets[v]))}" for v in op.versions)
+        versions = "<br>".join(f"**{v}**: {_types(op.type_sets[v])}" for v in op.versions)
         ids = "<br>".join(f"{r.id} {r.title}" for r in reqs.values() if r.id.startswith(op.prefix + "-R"))
         proofs = ", ".join(f"[{Path(p).name}]({_link(root, page, p)})" for p in op.proofs)
         rows.append(f"| {name} | {op.kind} | {versions} | {ids} | "
@@ -153,7 +168,7 @@ def render_operator(root: Path, page: Path, args: list[str]) -> str:
     if not found:
         raise BlockError(f"no registered operator has the stem {stem!r}")
     op = found[0]
-    versions = "; ".join(f"{v}: {', '.join(sorted(op.type_sets[v]))}" for v in op.versions)
+    versions = "; ".join(f"{v}: {_types(op.type_sets[v])}" for v in op.versions)
     proofs = ", ".join(f"[{p}]({_link(root, page, p)})" for p in op.proofs)
     return "\n".join([
         f"- **ONNX** `{op.name}`, default domain; kind *{op.kind}*; requirement prefix `{op.prefix}`",
