@@ -25,16 +25,17 @@ def check(root: Path) -> tuple[int, str]:
 
 @pytest.fixture
 def tree(tmp_path) -> Path:
-    """A checkout whose README.md and docs/ are copies (to plant in), the rest linked."""
+    """A checkout whose README.md, docs/ and spec/ are copies (to plant in), the rest linked."""
     root = tmp_path / "tree"
     root.mkdir()
     for entry in ROOT.iterdir():
-        if entry.name in ("README.md", "docs"):
+        if entry.name in ("README.md", "docs", "spec"):
             continue
-        if entry.name in ("src", "spec", "proofs", "examples", "tests", "tools", "pyproject.toml"):
+        if entry.name in ("src", "proofs", "examples", "tests", "tools", "pyproject.toml"):
             (root / entry.name).symlink_to(entry)
     shutil.copy(ROOT / "README.md", root / "README.md")
     shutil.copytree(ROOT / "docs", root / "docs")
+    shutil.copytree(ROOT / "spec", root / "spec")
     return root
 
 
@@ -71,6 +72,22 @@ def test_a_stale_block_is_caught_named_and_regenerated(tree):
     assert readme.read_text(encoding="utf-8") == text
     assert index.read_text(encoding="utf-8") == table
     assert check(tree)[0] == 0
+
+
+@pytest.mark.req("PROF-R1")
+def test_a_spec_page_block_holds_its_operators_requirements(tree):
+    """`<!-- generated: requirements -->` without a prefix, in an operator's spec page, is filled
+    with that operator's statements (the block the spec pages hold, never written twice)."""
+    from sonnx.ops.registry import operators
+    op = next(iter(operators().values()))
+    page = tree / op.spec
+    page.write_text(page.read_text() + "\n<!-- generated: requirements -->\n<!-- end generated -->\n")
+    code, out = check(tree)
+    assert code == 1 and f"{op.spec}:" in out and "block 'requirements' is stale" in out, out
+    assert docs_tables.run(tree, check=False, out=io.StringIO()) == 0
+    body = page.read_text().split("<!-- generated: requirements -->\n")[-1].split("<!-- end generated -->")[0]
+    assert body == docs_tables.markdown_block(op.prefix) + "\n"
+    assert body.startswith(f"- **[{op.prefix}-R1] ")
 
 
 @pytest.mark.req("PROF-R1")
