@@ -222,10 +222,11 @@ def _conform_rule(op) -> str | None:
         if isinstance(field, str):
             return f"`{field}`"
         get = field.get if hasattr(field, "get") else (lambda k, d=None: getattr(field, k, d))
-        rule, inputs = get("rule"), get("inputs")
+        rule, operands = get("rule"), get("operands") or ()
         if rule is None:
             raise BlockError(f"cannot read the rule of {op.name}'s conform field: {field!r}")
-        return f"`{rule}`" + (f" (input {', '.join(inputs)})" if inputs else "")
+        names = [o[-1] if isinstance(o, (tuple, list)) else str(o) for o in operands]
+        return f"`{rule}`" + (f" (input {', '.join(names)})" if names else "")
     from sonnx.conform import rewrite
     prefix = getattr(rewrite, "_RULE_PREFIX", {}).get(op.name)
     return f"`{prefix}-R4`" if prefix else None
