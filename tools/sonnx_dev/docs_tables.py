@@ -226,7 +226,7 @@ def _conform_rule(op) -> str | None:
         if rule is None:
             raise BlockError(f"cannot read the rule of {op.name}'s conform field: {field!r}")
         names = [o[-1] if isinstance(o, (tuple, list)) else str(o) for o in operands]
-        return f"`{rule}`" + (f" (input {', '.join(names)})" if names else "")
+        return f"`{rule}`" + (f" (input{'s' if len(names) > 1 else ''} {', '.join(names)})" if names else "")
     from sonnx.conform import rewrite
     prefix = getattr(rewrite, "_RULE_PREFIX", {}).get(op.name)
     return f"`{prefix}-R4`" if prefix else None
