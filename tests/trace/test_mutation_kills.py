@@ -1,5 +1,5 @@
 """Tests written to kill mutants that survived the mutation run over the trace judge
-(tools/mutation; the survivors and their verdicts are listed in docs/records/mutation/trace.md).
+(tools/mutation; the survivors and their verdicts are listed in docs/mutation/trace.md).
 
 Each test pins one behaviour that a surviving mutant changed without any other test noticing:
 the baseline file's quoting, the IDs named by an unknown-ID error, how many places an orphan

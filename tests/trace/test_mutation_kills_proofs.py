@@ -1,5 +1,5 @@
 """Tests written to kill the survivors of the mutation run over the proof summary and the Why3
-driver (tools/mutation-proofs; docs/records/mutation/trace.md, run 3), and the heartbeat hang of the
+driver (tools/mutation-proofs; docs/mutation/trace.md, run 3), and the heartbeat hang of the
 evidence runner's `_run`; in run 3's part 2 also the driver's mutants no test reached (the proof
 step run with a fake why3 on PATH, and one real build and replay of a tiny session). Each one
 checks a behaviour a verdict, a proofs.json field, an assumption finding or an exit status
