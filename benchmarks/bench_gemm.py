@@ -1,7 +1,7 @@
 """Benchmark: sonnx.gemm, exact and fast modes, as ratios to numpy.matmul and to onnxruntime.
 
 Not a test: it prints figures and writes them to build/bench/gemm.json and gemm.md (tools/bench
-puts the table into the README). Square M = K = N, no C, alpha = beta = 1, so the ratios measure
+puts the table into docs/operators/gemm.md). Square M = K = N, no C, alpha = beta = 1, so the ratios measure
 the product itself. In each of five rounds every kernel is timed (median of several calls) one
 after the other, each after a pause (see SETTLE_S); a ratio is taken within each round, and the
 figures give the median and the range over the rounds. numpy.matmul and onnxruntime use their

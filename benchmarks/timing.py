@@ -4,7 +4,8 @@ A figure is only as good as the machine's state while it was taken; so every ben
 the spread over rounds (min / median / max of the per-round medians, and of the per-round
 ratios: both sides of a ratio are measured in the same round, one after the other), the load
 average before and after, and the CPU. ``write_figures`` stores them under build/bench/, where
-tools/bench collects them into the tables the README shows.
+tools/bench collects them into the tables the docs show (docs/benchmarks.md, docs/run.md,
+docs/operators/gemm.md).
 """
 from __future__ import annotations
 
@@ -91,7 +92,7 @@ def machine() -> dict:
 
 def write_figures(name: str, figures: dict, markdown: str) -> Path:
     """build/bench/<name>.json (all figures, with their spread and conditions) and <name>.md
-    (the table for the README)."""
+    (the table for the docs)."""
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{name}.json").write_text(json.dumps(figures, indent=1) + "\n")
     (OUT / f"{name}.md").write_text(markdown)

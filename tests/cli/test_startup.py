@@ -1,4 +1,4 @@
-"""Start-up: each command imports what it needs only (measured in benchmarks and the README; here
+"""Start-up: each command imports what it needs only (measured in benchmarks and docs/benchmarks.md; here
 checked by the modules loaded, which does not depend on the machine's speed). `sonnx --version`
 loads neither numpy nor onnx; `sonnx validate` on an ONNX model loads no kernel runner, no
 onnxruntime, no compiler and no OpenVINO reader."""

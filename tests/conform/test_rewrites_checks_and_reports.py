@@ -3,7 +3,7 @@ tests first written to kill mutants that survived mutmut's run over src/sonnx/co
 
 Each test pins behaviour a surviving mutant changed: what is rewritten and how, which reason a
 finding carries, what the summary and the report say, which exit status, never the wording
-alone. docs/mutation/conform-run.md lists every survivor and the test (or the reason) that
+alone. docs/records/mutation/conform-run.md lists every survivor and the test (or the reason) that
 accounts for it."""
 from __future__ import annotations
 

@@ -261,7 +261,7 @@ def test_unrefuted_target_reports_the_hang_guard():
 
 
 def test_judged_fields_that_crosshair_json_carries():
-    """The fields the trace and the README read (a renamed key reads as missing evidence)."""
+    """The fields the trace and docs/crosshair.md read (a renamed key reads as missing evidence)."""
     j = C._judge_harness(_harness(), {"cases": [_case_result()], "wall": 1.234})
     assert {k: j[k] for k in ("name", "requirements", "mode", "result", "confirmed_over_all_paths",
                               "cases_total", "iterations", "spec_reached", "seconds", "wall_seconds")} == {

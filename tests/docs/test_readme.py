@@ -1,7 +1,8 @@
 """The README's first screen (everything before "## The command line") says only what is true:
-its journey's output is what the commands print, its status figures are what
-spec/requirement-claims.toml gives, its install line names extras pyproject.toml defines, and
-the facts it quotes about tools/setup and tools/evidence are theirs."""
+its journey's output is what the commands print, its status figures are what the claims give,
+its install line names extras pyproject.toml defines, and the facts it quotes about tools/setup
+and tools/evidence are theirs (the bundle's steps as docs/evidence.md names them); its Python
+sample runs as shown; the README stays a first screen (at most 20 KB)."""
 from __future__ import annotations
 
 import re
@@ -167,9 +168,9 @@ def test_the_first_screen_keeps_the_two_commands_and_quotes_the_tools_truly():
     row = next(line for line in screen.splitlines() if line.startswith("| `tools/evidence` |"))
     at = [row.find(words[s]) for s in steps]
     assert -1 not in at and at == sorted(at), (steps, row)
-    bundle = (ROOT / "README.md").read_text(encoding="utf-8").split("## The evidence bundle")[1]
+    bundle = (ROOT / "docs" / "evidence.md").read_text(encoding="utf-8").split("## The evidence bundle")[1]
     at = [bundle.find(f"`tools/{s}`") if s not in ("validate", "trace") else 0 for s in steps]
-    assert -1 not in at, (steps, "each tool step is named in 'The evidence bundle'")
+    assert -1 not in at, (steps, "each tool step is named in docs/evidence.md, 'The evidence bundle'")
 
 
 def test_every_link_of_the_first_screen_reaches_a_file_or_a_heading():
@@ -184,13 +185,59 @@ def test_every_link_of_the_first_screen_reaches_a_file_or_a_heading():
 
 
 def test_the_limits_quoted_are_the_registrys():
+    """The operator list of the first screen is the generated block (tools/docs-tables keeps it
+    current: tests/docs/test_generated.py), and it names every registered operator."""
     from sonnx.ops.registry import operators
     from sonnx.profile import MAX_KNOWN_OPSET
-    words = " ".join(first_screen().split())
-    ops = ", ".join(f"`{op}`" for op in operators())
-    listed = re.search(r"Six operators: ((?:`\w+`(?:, )?)+) \(opsets 1 to (\d+)\)", words)
-    assert listed and len(operators()) == 6, words[:600]
-    assert sorted(listed.group(1).split(", ")) == sorted(ops.split(", "))
+    screen = first_screen()
+    block = re.search(r"<!-- generated: operator-list -->\n(.*?)<!-- end generated -->", screen, re.S)
+    assert block, "the first screen has no generated operator list"
+    words = " ".join(block.group(1).split())
+    listed = re.search(r"operators: ((?:`\w+`(?:, )?)+) \(default domain, opsets 1 to (\d+)\)", words)
+    assert listed, words
+    assert listed.group(1).split(", ") == [f"`{op}`" for op in operators()]
     assert int(listed.group(2)) == MAX_KNOWN_OPSET
     requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
-    assert requires == ">=3.11" and "with Python 3.11 or later" in words
+    assert requires == ">=3.11" and "with Python 3.11 or later" in " ".join(screen.split())
+
+
+def test_the_readme_is_a_first_screen():
+    """At most 20 KB (ruff's README is 19.6 KB): the rest lives in docs/."""
+    assert (ROOT / "README.md").stat().st_size <= 20_000
+
+
+def python_sample(text: str) -> str:
+    """The ```python block of the README's "From Python" section."""
+    section = text.split("\n## From Python\n", 1)[1].split("\n## ", 1)[0]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+@pytest.mark.req("PROF-R2", "MUL-R4", "RELU-R3")
+def test_the_python_sample_runs_as_shown(workdir, monkeypatch):
+    """After the journey's conform step, the sample gives the bits `sonnx run` printed, Relu's
+    result as commented, and the refusal shown (its last statement)."""
+    import hashlib
+
+    import numpy as np
+
+    import sonnx
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    steps = {c.split()[1]: c for c, _, _ in console_steps(first_screen(text))}
+    for cmd in (steps["conform"], steps["-c"]):
+        if not (workdir / ("mlp_b1000.onnx" if "conform" in cmd else "x.npy")).exists():
+            assert run_step(cmd, workdir).returncode == 0, cmd
+    monkeypatch.chdir(workdir)
+    code = python_sample(text)
+    *body, last = [line for line in code.splitlines() if line and not line.startswith("#")]
+    scope: dict = {}
+    exec("\n".join(body), scope)
+    y = scope["y"]
+    shown = re.search(r"sha256 ([0-9a-f]{64})", first_screen(text)).group(1)
+    assert (y.shape, y.dtype) == ((1000, 4), np.float32)
+    assert hashlib.sha256(y.tobytes()).hexdigest() == shown
+    relu = sonnx.relu(np.array([-1.5, -0.0, 2.0], np.float32))
+    assert relu.tolist() == [0.0, 0.0, 2.0] and not np.signbit(relu).any()
+    with pytest.raises(sonnx.ProfileViolation) as refused:
+        exec(last, scope)
+    assert refused.value.requirement == "MUL-R4"
+    assert str(refused.value).startswith(code.split("# sonnx.ProfileViolation: ")[1].split(" (")[0])

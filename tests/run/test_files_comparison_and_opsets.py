@@ -3,7 +3,7 @@ the kernels are given, in detail: tests first written to kill mutants that survi
 over src/sonnx/run/ (issue 26).
 
 Each test pins behaviour a surviving mutant changed: what is read, refused, computed or written,
-never the wording of a message. docs/mutation/conform-run.md lists every survivor and the test
+never the wording of a message. docs/records/mutation/conform-run.md lists every survivor and the test
 (or the reason) that accounts for it."""
 from __future__ import annotations
 

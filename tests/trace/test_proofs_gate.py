@@ -432,7 +432,7 @@ def test_a_listed_file_without_session_is_not_ok(tmp_path, monkeypatch):
 
 
 def test_proofs_json_fields(tmp_path, monkeypatch):
-    """The fields the trace and the README name (a renamed key would read as missing evidence)."""
+    """The fields the trace and docs/proofs.md name (a renamed key would read as missing evidence)."""
     root = _tree(tmp_path, monkeypatch)
     assumed = {"assumptions": [{"file": "proofs/x.mlw", "theory": "M", "kind": "axiom", "name": "a",
                                 "line": 2, "at": "proofs/x.mlw:2"}], "problems": [], "stdlib_props": {"F": 1}}

@@ -3,7 +3,7 @@ location of its findings and its text / JSON / SARIF reports, in detail: tests f
 kill mutants that survived mutmut's run over src/sonnx/validate/ (issue 11).
 
 Each test pins behaviour a surviving mutant changed: a verdict, a requirement ID, a location,
-an exit status or the structure of the text / JSON / SARIF report. docs/mutation/validate.md
+an exit status or the structure of the text / JSON / SARIF report. docs/records/mutation/validate.md
 lists every survivor and the test (or the reason) that accounts for it."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``sonnx.conform(model_or_path, dims=...) -> (ModelProto, report)``: rewrite what can be
 rewritten bit-exactly, validate the result, check bit identity, and say what is left and why.
-The report's schema is ``sonnx-conform-report/1`` (README, "Making a model conform")."""
+The report's schema is ``sonnx-conform-report/1`` (docs/conform.md)."""
 from __future__ import annotations
 
 import os

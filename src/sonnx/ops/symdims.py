@@ -1,7 +1,7 @@
 """Reasoning about shapes with symbolic or unknown dimensions, for the constraint functions.
 
 A shape rule is reported on such shapes when it holds for every value the dimensions can take
-(the one-pass promise: README, "Findings in one pass"), so that no finding waits for a pin and
+(the one-pass promise: docs/conform.md, "Findings in one pass"), so that no finding waits for a pin and
 none is guessed. "Every value" means every pinning ONNX itself would run the node with (its
 own broadcasting rules satisfied); when no such pinning exists, every pinning.
 
