@@ -153,6 +153,8 @@ def render_requirements(root: Path, page: Path, args: list[str]) -> str:
     if args:
         return markdown_block(args[0])
     rel = page.relative_to(root).as_posix()
+    if rel == "spec/profile.md":          # the profile's own rules, PROF-R*
+        return markdown_block("PROF")
     owner = [op for op in _operators() if op.spec == rel]
     if not owner:
         raise BlockError(f"requirements without a prefix belongs in an operator's spec page; "
