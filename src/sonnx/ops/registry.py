@@ -28,6 +28,7 @@ STEMS = (
     "sub",
     "relu",
     "matmul",
+    "flatten",
 )
 
 
