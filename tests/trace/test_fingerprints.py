@@ -248,7 +248,8 @@ def test_a_statement_after_a_local_let_is_part_of_the_goal(tree):
 
 
 def test_an_axiom_in_scope_of_a_goal_is_pinned(tree):
-    edit(tree / "proofs/mul.mlw", "  clone export elementwise.Elementwise", "  axiom anything: false\n  clone export elementwise.Elementwise")
+    edit(tree / "proofs/mul.mlw", "  clone export elementwise.Elementwise with",
+         "  axiom anything: false\n  clone export elementwise.Elementwise with")
     found, diffs = suspects_of(tree)
     assert "uses:proofs/mul.mlw:Mul.anything is new" in found["MUL-R4"]
     assert diffs["MUL-R4"]["uses:proofs/mul.mlw:Mul.anything"].endswith("+axiom anything: false")
