@@ -41,7 +41,7 @@ def _root(given: str | None) -> Path:
 def _outputs(args: argparse.Namespace, formats: list[str]) -> list[tuple[str, str]]:
     """The report files this run writes (none for stdout)."""
     if args.output_dir:
-        return [("--output-dir", str(Path(args.output_dir) / report.RENDERERS[f][1])) for f in formats]
+        return [("--output-dir", str(Path(args.output_dir) / name)) for f in formats for name in report.file_names(f)]
     return [("-o", args.output_file)] if args.output_file and args.output_file != "-" else []
 
 
@@ -74,9 +74,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"accepted the current fingerprints of {', '.join(done)} into {baseline.BASELINE}")
         return 0
     formats = [f for f in (args.format or args.config["trace"].get("format", "md")).split(",") if f]
-    bad = [f for f in formats if f not in report.RENDERERS]
+    bad = [f for f in formats if f not in report.FORMATS]
     if bad or not formats:
-        print(f"sonnx trace: unknown format(s) {bad}; choose from html, md, json, csv", file=sys.stderr)
+        print(f"sonnx trace: unknown format(s) {bad}; choose from {', '.join(report.FORMATS)}", file=sys.stderr)
+        return 2
+    several = [f for f in formats if f in report.MULTI_FILE]
+    if several and not args.output_dir:
+        print(f"sonnx trace: --format {several[0]} writes {len(report.file_names(several[0]))} files "
+              f"({', '.join(report.file_names(several[0]))}): give --output-dir DIR", file=sys.stderr)
         return 2
     if args.output_file and len(formats) != 1:
         print(f"sonnx trace: -o/--output-file takes one format, not {len(formats)}; "
@@ -118,14 +123,14 @@ def run(args: argparse.Namespace) -> int:
         try:
             out.mkdir(parents=True, exist_ok=True)
             for f in formats:
-                render, name = report.RENDERERS[f]
-                with replacing(str(out / name), "w", encoding="utf-8") as fh:
-                    fh.write(render(m))
+                for name, text in report.files(f, m).items():
+                    with replacing(str(out / name), "w", encoding="utf-8") as fh:
+                        fh.write(text)
         except OSError as exc:
             print(f"sonnx trace: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
             return 2
         if args.verbosity >= 0:
-            print(f"wrote {', '.join(report.RENDERERS[f][1] for f in formats)} to {out}", file=sys.stderr)
+            print(f"wrote {', '.join(n for f in formats for n in report.file_names(f))} to {out}", file=sys.stderr)
     elif args.output_file and args.output_file != "-":
         if not to_file("sonnx trace", args.output_file, report.RENDERERS[formats[0]][0](m)):
             return 2
@@ -159,7 +164,9 @@ def add_parser(sub, parents=()) -> None:
                    help="the sonnx checkout to trace (default: the one holding the current directory)")
     p.add_argument("--evidence", metavar="DIR",
                    help="the evidence folder: junit.xml, crosshair.json, proofs.json (default ROOT/build/evidence)")
-    p.add_argument("--format", default=None, help="comma-separated: html, md, json, csv (default md)")
+    p.add_argument("--format", default=None,
+                   help="comma-separated: html, md, json, csv, lobster (default md; lobster writes LOBSTER's "
+                        "input files and lobster.conf, with --output-dir)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("-o", "--output-file", metavar="FILE",
                      help="write the report (one format) to FILE instead of stdout")

@@ -1,4 +1,5 @@
-"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/3) and CSV."""
+"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/3), CSV, and
+LOBSTER input files (lobster.py) for a certifier's own traceability report."""
 from __future__ import annotations
 
 import csv
@@ -6,6 +7,7 @@ import html
 import io
 import json
 
+from . import lobster
 from .matrix import GREEN, Matrix, Row
 
 _STATE_LABEL = {"ok": "covered", "partial": "partial", "suspect": "suspect", "defect": "defect"}
@@ -201,3 +203,18 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
 
 RENDERERS = {"html": (to_html, "trace.html"), "md": (to_markdown, "trace.md"),
              "json": (to_json, "trace.json"), "csv": (to_csv, "trace.csv")}
+# formats made of several files (into --output-dir only): {format: (render -> {name: text}, names)}
+MULTI_FILE = {"lobster": (lobster.render, tuple(lobster.FILES.values()))}
+FORMATS = (*RENDERERS, *MULTI_FILE)
+
+
+def file_names(fmt: str) -> tuple[str, ...]:
+    return MULTI_FILE[fmt][1] if fmt in MULTI_FILE else (RENDERERS[fmt][1],)
+
+
+def files(fmt: str, m: Matrix) -> dict[str, str]:
+    """{file name: text} that format ``fmt`` writes into an output directory."""
+    if fmt in MULTI_FILE:
+        return MULTI_FILE[fmt][0](m)
+    render, name = RENDERERS[fmt]
+    return {name: render(m)}
