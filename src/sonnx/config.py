@@ -15,7 +15,7 @@ a misspelt `selct` would otherwise check every rule while the user believes othe
     help-base = "https://host/org/sonnx/blob/main/"   # SARIF: each rule's helpUri base
 
     [tool.sonnx.trace]
-    format = "md"                      # comma-separated: html, md, json, csv, lobster
+    format = "md"                      # comma-separated: html, md, json, csv, reqif, lobster
 """
 from __future__ import annotations
 

@@ -307,7 +307,7 @@ def test_the_steps_are_the_five_checks_in_order_writing_into_the_bundle(tmp_path
     assert [env for _, _, env in steps[:4]] == [{}, {}, {}, {"SONNX_JUNIT": str(out / "junit.xml")}]
     assert steps[4:] == [
         ("validate", ["py", "-m", "sonnx_dev.examples", *examples], {}),
-        ("trace", ["py", "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv,lobster", "--output-dir", str(out / "trace"),
+        ("trace", ["py", "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv,reqif,lobster", "--output-dir", str(out / "trace"),
                    "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
                    "--crosshair", str(out / "crosshair.json")], {})]
 

@@ -43,7 +43,7 @@ def _steps(py: str, out: Path) -> list[tuple[str, list[str], dict[str, str]]]:
         # the examples include models built to be refused: the check is that each verdict is
         # the expected one, which examples/expected.json records and the step compares
         ("validate", [py, "-m", "sonnx_dev.examples", *examples], {}),
-        ("trace", [py, "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv,lobster", "--output-dir", str(out / "trace"),
+        ("trace", [py, "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv,reqif,lobster", "--output-dir", str(out / "trace"),
                    "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
                    "--crosshair", str(out / "crosshair.json")], {}),
     ]

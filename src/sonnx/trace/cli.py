@@ -165,8 +165,9 @@ def add_parser(sub, parents=()) -> None:
     p.add_argument("--evidence", metavar="DIR",
                    help="the evidence folder: junit.xml, crosshair.json, proofs.json (default ROOT/build/evidence)")
     p.add_argument("--format", default=None,
-                   help="comma-separated: html, md, json, csv, lobster (default md; lobster writes LOBSTER's "
-                        "input files and lobster.conf, with --output-dir)")
+                   help="comma-separated: html, md, json, csv, reqif, lobster (default md; reqif is ReqIF 1.2 "
+                        "for DOORS, Polarion, codebeamer or StrictDoc; lobster writes LOBSTER's input files and "
+                        "lobster.conf, with --output-dir)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("-o", "--output-file", metavar="FILE",
                      help="write the report (one format) to FILE instead of stdout")

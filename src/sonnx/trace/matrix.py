@@ -58,6 +58,7 @@ class Row:
     suspect: list[str] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
     defects: list[Defect] = field(default_factory=list)
+    source: str = ""        # the documents the requirement comes from (its data entry's `source`)
 
     @property
     def state(self) -> str:
@@ -87,7 +88,7 @@ class Matrix:
             d = asdict(r)
             d["state"] = r.state
             rows.append(d)
-        return {"schema": "sonnx-trace/3", "inputs": self.inputs, "requirements": rows,
+        return {"schema": "sonnx-trace/4", "inputs": self.inputs, "requirements": rows,
                 "orphans": [asdict(o) for o in self.orphans],
                 "evidence": [asdict(d) for d in self.evidence],
                 "summary": {"requirements": len(self.rows),
@@ -264,7 +265,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
 
     rows = []
     for rid, req in registry.items():
-        row = Row(rid, req.title, req.statement, list(req.verification))
+        row = Row(rid, req.title, req.statement, list(req.verification), source=req.source)
         row.spec = [{"path": s.path, "line": s.line} for s in found.of(rid, "spec")]
         row.code = [{"path": s.path, "line": s.line, "name": s.name} for s in found.of(rid, "code")]
         for s in found.of(rid, "proof"):

@@ -1,4 +1,4 @@
-"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/3), CSV, and
+"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/4), CSV, and
 LOBSTER input files (lobster.py) for a certifier's own traceability report."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import html
 import io
 import json
 
-from . import lobster
+from . import lobster, reqif
 from .matrix import GREEN, Matrix, Row
 
 _STATE_LABEL = {"ok": "covered", "partial": "partial", "suspect": "suspect", "defect": "defect"}
@@ -202,7 +202,8 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
 
 
 RENDERERS = {"html": (to_html, "trace.html"), "md": (to_markdown, "trace.md"),
-             "json": (to_json, "trace.json"), "csv": (to_csv, "trace.csv")}
+             "json": (to_json, "trace.json"), "csv": (to_csv, "trace.csv"),
+             "reqif": (reqif.render, reqif.FILE)}
 # formats made of several files (into --output-dir only): {format: (render -> {name: text}, names)}
 MULTI_FILE = {"lobster": (lobster.render, tuple(lobster.FILES.values()))}
 FORMATS = (*RENDERERS, *MULTI_FILE)
