@@ -49,7 +49,11 @@ def test_a_declared_gap_makes_a_clean_row_partial_in_every_output(root, capsys):
     assert m.defects == [] and m.rows[0].state == "partial"
     assert m.rows[0].claims == [{"part": "A and B have the same shape", "level": "gap",
                                  "proof": ["proofs/op.mlw:same_shape"], "crosshair": ["h"],
-                                 "test": ["tests/test_k.py::test_same"], "gap": GAP}]
+                                 "test": ["tests/test_k.py::test_same"], "gap": GAP,
+                                 "gap_text": (root / GAP).read_text(encoding="utf-8").strip()}]
+    # the justification's text travels in every format, not only its path (the bundle has no spec/)
+    why = (root / GAP).read_text(encoding="utf-8").strip().splitlines()[0]
+    assert why and all(why in text for text in (report.to_json(m), report.to_markdown(m), report.to_html(m)))
     s = m.as_dict()["summary"]
     assert (s["ok"], s["partial"], s["defect"]) == (0, 1, 0)
     assert "| MUL-R1 | Same shape | partial |" in report.to_markdown(m)
@@ -68,7 +72,7 @@ def test_a_declared_gap_makes_a_clean_row_partial_in_every_output(root, capsys):
     assert "\x1b[36m1 partial\x1b[0m" in run_cli(["--color", "always"], capsys)[1]
     assert "\x1b[1;31m1 partial\x1b[0m" in run_cli(["--color", "always", "--no-partial"], capsys)[1]
     assert "claim (gap) A and B have the same shape: proof: proofs/op.mlw:same_shape; crosshair: h; " \
-           f"test: tests/test_k.py::test_same <span class='partial'>gap: {GAP}</span></li>" in page
+           f"test: tests/test_k.py::test_same <span class='partial'>gap: {GAP}</span><pre>" in page
     assert "| partial | 1 tag(s) | 1 site(s) | 2/2 proved | 2/2 passed | 2/2 harnesses clean | 1 gap | - |" \
         in report.to_markdown(m)
 
@@ -124,7 +128,7 @@ def test_a_part_tested_only_is_fine_when_no_proof_is_demanded(tmp_path):
     parts = [claims.Part("p", test=("tests/t.py::test_x",))]
     found = {"proof": [], "crosshair": [], "test": [{"test": "tests/t.py::test_x", "status": "passed"}]}
     assert claims.judge(tmp_path, "PROF-R1", parts, found, demands_proof=False, crosshair_read=True) == (
-        [{"part": "p", "level": "test", "proof": [], "crosshair": [], "test": ["tests/t.py::test_x"], "gap": None}], [])
+        [{"part": "p", "level": "test", "proof": [], "crosshair": [], "test": ["tests/t.py::test_x"], "gap": None, "gap_text": None}], [])
     assert claims.judge(tmp_path, "PROF-R1", parts, found, demands_proof=True, crosshair_read=True)[1] == [
         "part 1 (p) is not proved and declares no gap"]
     # a long part is named by its first 60 characters

@@ -134,8 +134,14 @@ def judge(root: Path, rid: str, parts: list[Part], found: dict[str, list[dict]],
             problems.append(f"{where} is not proved and declares no gap")
         if not any(getattr(p, k) for k in KINDS):
             problems.append(f"{where} names no evidence")
+        # the justification's own text travels with the claim, so that every report (and the
+        # bundle, which holds no spec/ folder) says why, not only where
+        text = ""
+        if p.gap and (root / p.gap).resolve().is_relative_to(root.resolve()) and (root / p.gap).is_file():
+            text = (root / p.gap).read_text(encoding="utf-8", errors="replace").strip()
         out.append({"part": p.text, "level": p.level(), "proof": list(p.proof),
-                    "crosshair": list(p.crosshair), "test": list(p.test), "gap": p.gap})
+                    "crosshair": list(p.crosshair), "test": list(p.test), "gap": p.gap,
+                    "gap_text": text or None})
     unverified = sum(len(p.crosshair) for p in parts) if not crosshair_read else 0
     if unverified:
         problems.append(f"names {unverified} CrossHair harness(es), unverified: no CrossHair summary was read")

@@ -65,7 +65,8 @@ def _requirement(r: Row) -> dict:
     item["messages"] = [f"sonnx trace: {d.kind}: {d.detail}" for d in r.defects]
     if r.state == "partial":
         item["just_global"] = [f"sonnx trace: partial: not proved as stated: {c['part']} "
-                               f"(reviewed gap: {c['gap']})" for c in r.claims if c["gap"]]
+                               f"(reviewed gap: {c['gap']}){': ' + c['gap_text'] if c.get('gap_text') else ''}"
+                               for c in r.claims if c["gap"]]
     item["just_global"] += [f"sonnx trace: justified: no {j['kind']} link: {j['justification']}"
                             for j in r.justified]
     return item

@@ -103,8 +103,11 @@ def to_markdown(m: Matrix) -> str:
             out += [f"{md_text(rid)} `{md_text(key)}`:", ""] + ["    " + line for line in diff.splitlines()] + [""]
     gaps = [(r.id, c) for r in m.rows for c in r.claims if c["gap"]]
     if gaps:
-        out += ["", "## Partial: parts not proved as stated", ""] + [
-            f"- {md_text(rid)} (partial): {md_text(c['part'])} - see {md_text(c['gap'])}" for rid, c in gaps]
+        out += ["", "## Partial: parts not proved as stated", ""]
+        for rid, c in gaps:     # the justification itself, indented: nothing in it can end the block
+            out += [f"- {md_text(rid)} (partial): {md_text(c['part'])} - see {md_text(c['gap'])}", ""]
+            out += ["      " + line for line in (c.get("gap_text") or "(justification file missing)").splitlines()]
+            out += [""]
     justified = [(r.id, j) for r in m.rows for j in r.justified]
     if justified:
         out += ["", "## Justified gaps", ""] + [f"- {md_text(rid)} has no {md_text(j['kind'])} link: "
@@ -155,6 +158,8 @@ def _details(r: Row) -> str:
     for c in r.claims:
         shown = [f"{k}: {', '.join(c[k])}" for k in ("proof", "crosshair", "test") if c[k]]
         gap = f" <span class='partial'>gap: {e(c['gap'])}</span>" if c["gap"] else ""
+        if c.get("gap_text"):
+            gap += f"<pre>{e(c['gap_text'])}</pre>"
         parts.append(f"<li>claim ({e(c['level'])}) {e(c['part'])}: {e('; '.join(shown))}{gap}</li>")
     for j in r.justified:
         parts.append(f"<li>justified gap ({e(j['kind'])}): {e(j['justification'])}</li>")

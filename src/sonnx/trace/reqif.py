@@ -123,7 +123,8 @@ def render(m: Matrix, now: datetime | None = None) -> str:
         if prefix not in chapters:
             chapters[prefix] = _chapter(top, objects, prefix, now_s)
         notes = [f"{d.kind}: {d.detail}" for d in r.defects]
-        notes += [f"partial: not proved as stated: {c['part']} (reviewed gap: {c['gap']})" for c in r.claims if c["gap"]]
+        notes += [f"partial: not proved as stated: {c['part']} (reviewed gap: {c['gap']})"
+                  + (f"\n{c['gap_text']}" if c.get("gap_text") else "") for c in r.claims if c["gap"]]
         notes += [f"justified: no {j['kind']} link: {j['justification']}" for j in r.justified]
         ident = _ident("REQ", r.id)
         _object(objects, ident, REQ_TYPE, {"ReqIF.ForeignID": r.id, "STATUS": r.state, "ReqIF.Name": r.title,
