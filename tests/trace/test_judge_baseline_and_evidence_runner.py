@@ -405,8 +405,10 @@ def test_the_manifest_names_the_interpreter_platform_jit_and_provers(monkeypatch
     man = evidence.manifest("today")
     assert (man["python"], man["platform"]) == (sys.version, platform.platform())
     assert man["jit"] == {"llvmlite": "not installed"}
-    assert man["tools"] == {t: f"v of {t}" for t in ("why3", "z3", "cvc4", "cvc5")}
-    assert seen == [[t, "--version"] for t in ("why3", "z3", "cvc4", "cvc5")]
+    assert man["tools"] == {t: f"v of {c}" for t, c in (("why3", "why3"), ("z3", "z3"), ("cvc4", "cvc4"),
+                                                        ("cvc5", "cvc5"), ("gappa", "gappa"), ("gcc", "gcc"),
+                                                        ("binutils", "objdump"))}
+    assert seen == [[t, "--version"] for t in ("why3", "z3", "cvc4", "cvc5", "gappa", "gcc", "objdump")]
 
 
 def test_the_index_page_colours_each_step_and_links_only_the_files_made(tmp_path):
@@ -570,3 +572,24 @@ def test_sha256sums_lists_every_file_below_the_folder_but_itself(tmp_path):
     (tmp_path / "SHA256SUMS").write_text("old")
     sha = {n: hashlib.sha256(n.encode()).hexdigest() for n in "ab"}
     assert evidence.sha256sums(tmp_path) == f"{sha['a']}  a.txt\n{sha['b']}  sub/b.txt\n"
+
+
+def test_the_index_page_counts_partial_rows_and_links_each_to_its_trace_row(tmp_path):
+    out = tmp_path / "bundle"
+    (out / "trace").mkdir(parents=True)
+    trace = {"summary": {"requirements": 3, "ok": 1, "partial": 2, "suspect": 0, "defect": 0, "defects": 0},
+             "requirements": [{"id": "A-R1", "state": "ok", "title": "fine"},
+                              {"id": "A-R2", "state": "partial", "title": "half"},
+                              {"id": "B-R1", "state": "partial", "title": "other <half>"}]}
+    (out / "trace" / "trace.json").write_text(json.dumps(trace))
+    results = [{"step": "a", "verdict": "pass", "exit_code": 0, "seconds": 1.0}]
+    page = evidence.index_html(results, {"git": {"commit": "abc", "dirty": False}, "date_utc": "today"}, out)
+    # green steps with partial rows do not say only "every step passed"
+    assert "<h1>SONNX evidence: <span class='ok'>every step passed; 2 requirement(s) partial</span></h1>" in page
+    assert "3 requirements: <span class='ok'>1 covered</span>, 2 partial" in page
+    assert "<li><a href='trace/trace.html#A-R2'>A-R2</a> partial: half</li>" in page
+    assert "<li><a href='trace/trace.html#B-R1'>B-R1</a> partial: other &lt;half&gt;</li>" in page
+    assert "A-R1</a>" not in page
+    (out / "trace" / "trace.json").write_text("{")
+    assert "No trace summary in this bundle" in evidence.index_html(results, {"git": {"commit": "abc", "dirty": False},
+                                                                              "date_utc": "today"}, out)

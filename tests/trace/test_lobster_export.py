@@ -139,3 +139,16 @@ def test_shipped_code_never_imports_lobster():
                 assert not any(a.name.split(".")[0] == "lobster" for a in node.names), py
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 assert (node.module or "").split(".")[0] != "lobster", py
+
+
+@pytest.mark.req("@every")
+def test_trace_html_anchors_every_row_and_names_its_commit_and_date():
+    from sonnx.trace import report
+    m = Matrix(rows=[_row("X-R1")], orphans=[], inputs={"junit": "j", "junit_found": True, "crosshair": "c",
+                                                         "crosshair_found": True, "proofs": "replay",
+                                                         "commit": "deadbeef", "dirty": True,
+                                                         "made_utc": "2026-11-28T00:00:00+00:00"})
+    page = report.to_html(m)
+    assert "<tr id='X-R1'><td><b><a href='#X-R1'>X-R1</a></b></td>" in page
+    assert "Made 2026-11-28T00:00:00+00:00 on commit deadbeef with local changes." in page
+    assert "Made 2026-11-28T00:00:00+00:00 on commit deadbeef with local changes." in report.to_markdown(m)

@@ -156,6 +156,21 @@ def git_state(root: Path = ROOT) -> dict:
             "dirty": True if status is None else bool(changes), "changes": changes[:200]}
 
 
+TOOL_VERSIONS = (("why3", ["why3", "--version"]), ("z3", ["z3", "--version"]), ("cvc4", ["cvc4", "--version"]),
+                 ("cvc5", ["cvc5", "--version"]), ("gappa", ["gappa", "--version"]), ("gcc", ["gcc", "--version"]),
+                 ("binutils", ["objdump", "--version"]))
+
+
+def trace_standing(out: Path) -> dict | None:
+    """The trace's summary and the rows that are not plain green, from the bundle's trace.json."""
+    try:
+        data = json.loads((out / "trace" / "trace.json").read_text(encoding="utf-8"))
+        rows = [(r["id"], r["state"], r["title"]) for r in data["requirements"] if r["state"] != "ok"]
+        return {"summary": data["summary"], "rows": rows}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def manifest(started: str) -> dict:
     pkgs = packages()
     return {
@@ -167,8 +182,9 @@ def manifest(started: str) -> dict:
         "jit": {name: pkgs.get(name, "not installed") for name in ("llvmlite",)},   # the exact fold's compiler
         "blas": _blas(),
         "packages": pkgs,
-        "tools": {"why3": _version(["why3", "--version"]), "z3": _version(["z3", "--version"]),
-                  "cvc4": _version(["cvc4", "--version"]), "cvc5": _version(["cvc5", "--version"])},
+        # every program whose output is evidence: the provers, Gappa (the float lemmas), gcc and
+        # binutils (the extracted C kernels are compiled, and their object code checked for FMA)
+        "tools": {name: _version(cmd) for name, cmd in TOOL_VERSIONS},
         "inputs": {step: step_inputs(ROOT, step) for step in STEP_GLOBS},
     }
 
@@ -188,17 +204,35 @@ def index_html(results: list[dict], man: dict, out: Path) -> str:
         f"<tr><td>{e(r['step'])}</td><td class='{'ok' if r['verdict'] == 'pass' else 'bad'}'>{e(r['verdict'])}</td>"
         f"<td>{r['exit_code']}</td><td>{r['seconds']} s</td>"
         f"<td><a href='logs/{e(r['step'])}.log'>log</a></td></tr>" for r in results)
-    links = [(p, p) for p in ("trace/trace.html", "trace/trace.md", "junit.xml", "proofs.json",
+    links = [(p, p) for p in ("trace/trace.html", "trace/trace.md", "trace/sonnx.reqif", "trace/lobster.conf",
+                              "junit.xml", "proofs.json",
                               "crosshair.json", "validate/examples.txt", "manifest.json", "summary.json",
                               "SHA256SUMS") if p == "SHA256SUMS" or (out / p).exists()]
     git = man["git"]
+    standing = trace_standing(out)
+    if standing is None:
+        trace = "<p class='bad'>No trace summary in this bundle (trace/trace.json missing or unreadable).</p>"
+        partial = 0
+    else:
+        sm = standing["summary"]
+        partial = sm.get("partial", 0)
+        # a partial row is not a failure (a reviewed gap), but it is not "covered" either: say so here
+        trace = (f"<h2>Requirements</h2><p>{sm['requirements']} requirements: "
+                 f"<span class='ok'>{sm['ok']} covered</span>, {partial} partial (a part not proved as "
+                 f"stated, with a reviewed justification), {sm['suspect']} suspect, "
+                 f"<span class='{'bad' if sm['defect'] else 'ok'}'>{sm['defect']} with defects</span>.</p>"
+                 + ("<ul>" + "".join(f"<li><a href='trace/trace.html#{e(rid)}'>{e(rid)}</a> {e(state)}: {e(title)}</li>"
+                                     for rid, state, title in standing["rows"]) + "</ul>" if standing["rows"] else ""))
+    headline = ("FAILED" if not ok else
+                f"every step passed; {partial} requirement(s) partial" if partial else "every step passed")
     return ("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>SONNX evidence</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:2rem}td,th{padding:.3rem .8rem;"
             "border-bottom:1px solid #ddd;text-align:left}.ok{color:#0d6b2c;font-weight:600}"
             ".bad{color:#9b1c1c;font-weight:600}</style></head><body>"
-            f"<h1>SONNX evidence: <span class='{'ok' if ok else 'bad'}'>{'every step passed' if ok else 'FAILED'}</span></h1>"
+            f"<h1>SONNX evidence: <span class='{'ok' if ok else 'bad'}'>{e(headline)}</span></h1>"
             f"<p>commit {e(git['commit'])}{' (tree differs from it)' if git['dirty'] else ''}, {e(man['date_utc'])}</p>"
             f"<table><tr><th>step</th><th>verdict</th><th>exit</th><th>time</th><th></th></tr>{rows}</table>"
+            + trace +
             "<h2>Files</h2><ul>" + "".join(f"<li><a href='{e(p)}'>{e(t)}</a></li>" for p, t in links)
             + "</ul><p>Check the bundle with <code>sha256sum -c SHA256SUMS</code> in this folder.</p>"
             "</body></html>\n")

@@ -364,8 +364,24 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
                 for token, sites in sorted(found.unknown_families.items())]
     inputs = {"junit": _shown(junit_path, root), "junit_found": junit_path.exists(),
               "crosshair": _shown(crosshair_path, root), "crosshair_found": crosshair_path.exists(),
-              "proofs": proof_source}
+              "proofs": proof_source, **_made(root)}
     return Matrix(rows, orphans, inputs, evidence)
+
+
+def _made(root: Path) -> dict:
+    """When and on which commit the matrix was made: every report says what it judged."""
+    import datetime
+    import subprocess
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=60)
+        commit = out.stdout.strip() if out.returncode == 0 else None
+        st = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                            capture_output=True, text=True, timeout=60)
+        dirty = bool(st.stdout.strip()) if st.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        commit, dirty = None, None
+    return {"commit": commit, "dirty": dirty,
+            "made_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
 
 
 def _shown(path: Path, root: Path) -> str:

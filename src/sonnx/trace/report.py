@@ -86,7 +86,10 @@ def md_text(text: str) -> str:
 
 def to_markdown(m: Matrix) -> str:
     s = m.as_dict()["summary"]
+    made = m.inputs.get("made_utc")
     out = ["# SONNX traceability matrix", "",
+           *([f"Made {made} on commit {m.inputs.get('commit') or '(not a git checkout)'}"
+              f"{' with local changes' if m.inputs.get('dirty') else ''}.", ""] if made else []),
            f"{s['requirements']} requirements: {s['ok']} covered, {s['partial']} partial, {s['suspect']} suspect, "
            f"{s['defect']} with defects; {s['defects']} defect(s) in all.", "",
            "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
@@ -178,13 +181,15 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
         inputs = m.inputs
         context = (f"Test results: {inputs['junit']}{'' if inputs['junit_found'] else ' (not found)'}; "
                    f"CrossHair: {inputs['crosshair']}{'' if inputs['crosshair_found'] else ' (not found)'}; "
-                   f"proofs: {inputs.get('proofs', '')}")
+                   f"proofs: {inputs.get('proofs', '')}. "
+                   f"Made {inputs.get('made_utc') or '(date unknown)'} on commit {inputs.get('commit') or '(not a git checkout)'}"
+                   f"{' with local changes' if inputs.get('dirty') else ''}.")
     rows = []
     for r in m.rows:
         cells = _cells(r)
         rows.append(
-            "<tr>"
-            f"<td><b>{e(cells[0])}</b></td>"
+            f"<tr id='{e(r.id)}'>"
+            f"<td><b><a href='#{e(r.id)}'>{e(cells[0])}</a></b></td>"
             f"<td><details><summary>{e(cells[1])}</summary>{_details(r)}</details></td>"
             f"<td><span class='state {r.state}'>{e(cells[2])}</span></td>"
             + "".join(f"<td>{e(c)}</td>" for c in cells[3:-1])
