@@ -14,7 +14,7 @@ import sys
 import time
 from itertools import chain
 
-from .. import __version__, fpenv
+from .. import __version__, fpenv, model_files
 from ..output import config_input, error, write
 from ..output_files import clash, model_inputs, replacing
 from ..text import neutral, shown_path
@@ -147,7 +147,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         error(PROG, str(exc))
         return 2
     summary = {"schema": "sonnx-run/1", "sonnx": __version__, "model": shown_path(args.model),
-               "model_sha256": _file_sha256(args.model), "mode": args.mode,
+               "model_sha256": _file_sha256(args.model),
+               "model_external_data": model_files.identity(args.model)["external_data"], "mode": args.mode,
                "inputs": io.describe(feeds), "outputs": io.describe(outputs)}
     if args.output_dir:
         try:

@@ -130,6 +130,10 @@ def to_json_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> d
     for r in reports:
         model = r.as_dict()
         model["status"] = _model_status(r, not_checked)
+        # which bytes were judged: the file and every external-data file its tensors name
+        if r.path is not None:
+            from .. import model_files
+            model["files"] = model_files.identity(r.path)
         models.append(model)
     return {"schema": JSON_SCHEMA_ID,
             "tool": {"name": "sonnx", "version": _version()},
