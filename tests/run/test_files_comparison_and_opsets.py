@@ -192,7 +192,7 @@ def test_the_comparison_record_has_its_four_keys():
                            "outputs": [{"name": "y", "dtype": "float", "max_ulp": 1, "max_abs": 0.5,
                                         "nan_mismatch": 0}],
                            "nodes": [{"index": 0, "name": "n", "op_type": "Relu", "status": "within",
-                                      "detail": ""}]}
+                                      "detail": "", "max_ulp": None, "max_abs": None}]}
 
 
 # --- cli._report_comparison: what each line says, which nodes are listed, the exit status --
@@ -200,8 +200,11 @@ def test_the_comparison_record_has_its_four_keys():
 def _report(result, verbosity, capsys):
     import argparse
 
+    from sonnx.run import replication
     from sonnx.run.cli import _report_comparison
-    code = _report_comparison(argparse.Namespace(verbosity=verbosity), result)
+    rep = replication.report(result, replication.parse("bounds"), model="m", model_files={}, inputs={},
+                             reference={"runtime": "onnxruntime", "version": "x"}, sonnx_version="y")
+    code = _report_comparison(argparse.Namespace(verbosity=verbosity), result, rep)
     return code, capsys.readouterr().out.splitlines()
 
 
@@ -212,7 +215,7 @@ def test_the_comparison_report_lists_what_is_not_within_and_its_verdict(capsys):
                           nodes=[C.NodeCheck(0, "", "Relu", "within"),
                                  C.NodeCheck(1, "g", "Gemm", "outside", "Y[0, 0] far")])
     code, lines = _report(result, 0, capsys)
-    assert code == 1 and len(lines) == 4
+    assert code == 1 and len(lines) == 5 and lines[4].startswith("replication: not replicated")
     assert "NaN positions differ" in lines[0] and "3 NaN mismatch(es)" in lines[0] and "ulp" not in lines[0]
     assert lines[1] == "z  float: onnxruntime vs sonnx exact: max 4 ulp, max |diff| 0.25"
     assert lines[2] == "node 1 g (Gemm): outside: Y[0, 0] far"

@@ -1,4 +1,4 @@
-"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [-o DIR [--hex]] [--compare onnxruntime]`.
+"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [-o DIR [--hex]] [--compare onnxruntime [--criterion C]]`.
 
 Exit 0: the model ran (and with --compare, onnxruntime is within the profile's bounds on every
 node); 1: --compare found a node outside its bound or could not compare one; 2: the model does
@@ -45,6 +45,10 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                         "every bit but a NaN's payload; slower and larger than .npy)")
     p.add_argument("--compare", choices=("onnxruntime",), default=None,
                    help="also run onnxruntime and check it node by node against the profile's bounds")
+    p.add_argument("--criterion", default=None, metavar="C",
+                   help="with --compare: the replication criterion, bounds (default: every node within its "
+                        "operator's bound), exact (outputs bit for bit), ulp:N or abs:EPS (outputs within N ULP "
+                        "or EPS); with -o, compare.json and compare.html are the replication report")
     p.set_defaults(func=_cmd_run)
     return p
 
@@ -85,6 +89,7 @@ def _planned(args: argparse.Namespace, loaded, io) -> list[tuple[str, str]]:
     files.append(("the run summary", os.path.join(args.output_dir, io.RUN_JSON)))
     if args.compare:
         files.append(("the comparison", os.path.join(args.output_dir, io.COMPARE_JSON)))
+        files.append(("the replication page", os.path.join(args.output_dir, io.COMPARE_HTML)))
     return files
 
 
@@ -106,6 +111,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .session import Session
     if args.hex and not args.output_dir:
         error(PROG, "--hex names the format of the files of -o DIR; give -o DIR too")
+        return 2
+    from . import replication
+    if args.criterion is not None and not args.compare:
+        error(PROG, "--criterion is the criterion of --compare; give --compare onnxruntime too")
+        return 2
+    try:
+        criterion = replication.parse(args.criterion or "bounds")
+    except replication.CriterionError as exc:
+        error(PROG, str(exc))
         return 2
     if args.output_dir:
         parent = os.path.dirname(os.path.abspath(args.output_dir))
@@ -146,18 +160,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except io.InputError as exc:
         error(PROG, str(exc))
         return 2
+    files = model_files.identity(args.model)
     summary = {"schema": "sonnx-run/1", "sonnx": __version__, "model": shown_path(args.model),
                "model_sha256": _file_sha256(args.model),
-               "model_external_data": model_files.identity(args.model)["external_data"], "mode": args.mode,
+               "model_external_data": files["external_data"], "mode": args.mode,
                "inputs": io.describe(feeds), "outputs": io.describe(outputs)}
+    rep = None
+    if result is not None:
+        import onnxruntime
+        rep = replication.report(result, criterion, model=shown_path(args.model), model_files=files,
+                                 inputs=summary["inputs"], sonnx_version=__version__,
+                                 reference={"runtime": "onnxruntime", "version": onnxruntime.__version__})
     if args.output_dir:
         try:
             written = io.write_outputs(args.output_dir, outputs, summary, args.hex)
-            if result is not None:
+            if rep is not None:
                 written.append(os.path.join(args.output_dir, io.COMPARE_JSON))
                 with replacing(written[-1], "w", encoding="utf-8") as fh:
-                    json.dump(result.as_dict(), fh, indent=2)
+                    json.dump(rep, fh, indent=2)
                     fh.write("\n")
+                written.append(os.path.join(args.output_dir, io.COMPARE_HTML))
+                with replacing(written[-1], "w", encoding="utf-8") as fh:
+                    fh.write(replication.page(rep))
         except OSError as exc:
             error(PROG, f"cannot write to {shown_path(args.output_dir)}: {exc.strerror or exc}")
             return 2
@@ -168,11 +192,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"{neutral(name)}  {d['dtype']} {tuple(d['shape'])}  sha256 {d['sha256']}\n"
             for name, d in summary["outputs"].items()) + f"mode {args.mode}\n")
     if result is not None:
-        return _report_comparison(args, result)
+        return _report_comparison(args, result, rep)
     return 0
 
 
-def _report_comparison(args, result) -> int:
+def _report_comparison(args, result, rep) -> int:
     lines = []
     for o in result.outputs:
         ulp = "NaN positions differ" if o.max_ulp is None else f"max {o.max_ulp} ulp"
@@ -185,5 +209,11 @@ def _report_comparison(args, result) -> int:
     checked = sum(n.status == "within" for n in result.nodes)
     verdict = ("within the profile's bounds" if result.within_bounds else "NOT shown within the profile's bounds")
     lines.append(f"onnxruntime: {checked} of {len(result.nodes)} nodes within their bounds; {verdict}")
+    crit = rep["criterion"]
+    if crit["name"] != "bounds":
+        missed = [o["name"] for o in rep["outputs"] if o["verdict"] != "met"]
+        lines.append(f"criterion {crit['name']}{'' if crit['epsilon'] is None else ':' + format(crit['epsilon'], 'g')}: "
+                     + (f"not met by {', '.join(neutral(n) for n in missed)}" if missed else "met by every output"))
+    lines.append(f"replication: {rep['verdict']} ({crit['statement']})")
     write(sys.stdout, "".join(line + "\n" for line in lines))
-    return 0 if result.within_bounds else 1
+    return 0 if rep["verdict"] == "replicated" else 1

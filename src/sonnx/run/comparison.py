@@ -51,6 +51,8 @@ class NodeCheck:
     op_type: str
     status: str                  # "within" | "outside" | "not compared"
     detail: str = ""
+    max_ulp: int | None = None   # onnxruntime's node result against sonnx's (None: not measured,
+    max_abs: float | None = None  # or NaN positions differ)
 
 
 @dataclass
@@ -153,6 +155,10 @@ def check_node(index: int, node, args: list[np.ndarray], ours: np.ndarray, opset
         check.status, check.detail = "not compared", f"onnxruntime cannot run it: {str(exc).splitlines()[0][:200]}"
         return check
     kind = dtypes.name_of(ours.dtype)
+    y_arr = np.asarray(y)
+    if y_arr.dtype == ours.dtype and y_arr.shape == ours.shape:     # the node's maxima, for the report
+        d = output_diff(node.name, ours, y_arr)
+        check.max_ulp, check.max_abs = d.max_ulp, d.max_abs
     record = operator(node.op_type)
     rule = record.comparison
     if callable(rule) and dtypes.is_float(kind):

@@ -325,7 +325,7 @@ def file_stem(name: str, taken: set[str]) -> str:
     return stem
 
 
-RUN_JSON, COMPARE_JSON = "run.json", "compare.json"     # beside the outputs' files in -o DIR
+RUN_JSON, COMPARE_JSON, COMPARE_HTML = "run.json", "compare.json", "compare.html"     # beside the outputs' files in -o DIR
 
 
 def output_files(directory: str, names, hex_text: bool = False) -> dict[str, tuple[str, ...]]:
