@@ -253,9 +253,45 @@ def constants_to_initializers(model: onnx.ModelProto, log: Log) -> None:
         del g.node[:]
         g.node.extend(keep)
         g.initializer.extend(new_inits)
-        if model.ir_version < 4:    # before IR 4 every initializer is also a graph input
-            for t in new_inits:
-                g.input.append(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
+        # before IR 4 every initializer is also a graph input; listing the new ones as inputs
+        # would make them overridable, so the model is raised to IR 4 instead
+        # (initializer_inputs_to_constants, which runs next)
+
+
+# ---------------------------------------------------------------- IR < 4 initializer inputs
+IR_CONSTANT_INITIALIZERS = 4   # the first IR version where an initializer need not be an input
+
+
+def initializer_inputs_to_constants(model: onnx.ModelProto, log: Log) -> None:
+    """An IR < 4 model lists every initializer as a graph input too (the IR-3 rule). onnxruntime,
+    the runtime that reads the file, treats them as constants at IR < 4 (feeding one fails:
+    "Invalid input name"), so sonnx does the same: the entries are dropped from the graph inputs
+    and the model's IR version raised to 4, the lowest where initializers need not be inputs
+    (every opset an IR-3 model may import, 1 to 8, is valid at IR 4 as well). Also done for an
+    IR < 4 model that has no such entry but gained initializers from Constant nodes (they must
+    not become inputs). The interface changes: the report names the inputs removed."""
+    if not 0 < model.ir_version < IR_CONSTANT_INITIALIZERS:
+        return
+    g = model.graph
+    inits = {t.name for t in g.initializer}
+    if not inits:
+        return
+    dropped = [vi.name for vi in g.input if vi.name in inits]
+    if dropped:
+        keep = [vi for vi in g.input if vi.name not in inits]
+        del g.input[:]
+        g.input.extend(keep)
+    before = model.ir_version
+    model.ir_version = IR_CONSTANT_INITIALIZERS
+    names = ", ".join(f"'{n}'" for n in dropped[:8]) + (" ..." if len(dropped) > 8 else "")
+    log.rewrites.append(Rewrite(
+        "initializer-inputs-to-constants", "PROF-R1",
+        f"IR version {before} raised to {IR_CONSTANT_INITIALIZERS}; " +
+        (f"the interface changed: {len(dropped)} initializer(s) no longer listed as graph inputs "
+         f"({names}); they were constants already for onnxruntime, which refuses to feed them at "
+         f"IR {before}" if dropped else
+         "no initializer is listed as a graph input (the initializers made from Constant nodes "
+         "stay constants)")))
 
 
 def _elem(code: int) -> str:
