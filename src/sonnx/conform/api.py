@@ -11,7 +11,7 @@ import onnx
 from ..ops.registry import operators
 from . import bitcheck
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
-                      initializer_inputs_to_constants,
+                      initializer_inputs_to_constants, remove_copies,
                       inferred_types, materialise_broadcasts, pin_dims, symbolic_names, tidy_declarations)
 
 SCHEMA = "sonnx-conform-report/1"
@@ -158,6 +158,7 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     say("rewriting")
     constants_to_initializers(model, log)
     initializer_inputs_to_constants(model, log)
+    remove_copies(model, log)
     materialise_broadcasts(model, log)
     tidy_declarations(model, log)
     say("validating the rewritten model")
