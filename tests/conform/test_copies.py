@@ -147,3 +147,24 @@ def test_planted_removal_of_a_training_dropout_is_caught_by_the_bit_check(monkey
     _, report = sonnx.conform(_dropout12(True))
     assert kinds(report) == ["remove-dropout"]
     assert report["check"]["status"] == "failed" and report["exit_code"] == 1
+
+
+@pytest.mark.req("PROF-R1")
+def test_a_constant_shape_or_axes_input_becomes_an_initializer_whatever_reads_it():
+    """The Constant -> initializer rewrite does not look at the consumer: Reshape's shape and
+    Squeeze's axes (int64 inputs) are stored as initializers like any other Constant."""
+    shape = numpy_helper.from_array(np.array([3, 2], np.int64))
+    axes = numpy_helper.from_array(np.array([0], np.int64))
+    g = helper.make_graph(
+        [helper.make_node("Constant", [], ["shape"], value=shape),
+         helper.make_node("Reshape", ["x", "shape"], ["r"]),
+         helper.make_node("Constant", [], ["axes"], value=axes),
+         helper.make_node("Unsqueeze", ["r", "axes"], ["u"]),
+         helper.make_node("Squeeze", ["u", "axes"], ["y"])], "g",
+        [vi("x")], [vi("y", (3, 2))])
+    m, report = sonnx.conform(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)],
+                                                ir_version=8))
+    assert kinds(report)[:2] == ["constant-to-initializer"] * 2
+    assert {t.name for t in m.graph.initializer} == {"shape", "axes"}
+    assert "Constant" not in [n.op_type for n in m.graph.node]
+    assert report["check"]["status"] == "passed"

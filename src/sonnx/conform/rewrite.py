@@ -314,7 +314,7 @@ def remove_copies(model: onnx.ModelProto, log: Log) -> None:
         fixed = {vi.name for vi in g.input} | {t.name for t in g.initializer} | outputs
         done = False
         for index, node in enumerate(g.node):
-            if node.op_type not in ("Identity", "Dropout") or node.domain not in ("", "ai.onnx") \
+            if node.op_type not in registry.COPY_OPERATORS or node.domain not in ("", "ai.onnx") \
                     or len(node.input) < 1 or not node.input[0] or not node.output or not node.output[0]:
                 continue
             if node.output[0] in blocked:
@@ -358,7 +358,7 @@ def remove_copies(model: onnx.ModelProto, log: Log) -> None:
             break
     # located in the final graph (a removal moves the nodes after it)
     for index, node in enumerate(g.node):
-        if node.output and node.output[0] in blocked and node.op_type in ("Identity", "Dropout"):
+        if node.output and node.output[0] in blocked and node.op_type in registry.COPY_OPERATORS:
             log.blockers.append(Blocker("PROF-R1", blocked[node.output[0]], index))
 
 
