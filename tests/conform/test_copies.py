@@ -168,3 +168,16 @@ def test_a_constant_shape_or_axes_input_becomes_an_initializer_whatever_reads_it
     assert {t.name for t in m.graph.initializer} == {"shape", "axes"}
     assert "Constant" not in [n.op_type for n in m.graph.node]
     assert report["check"]["status"] == "passed"
+
+
+@pytest.mark.req("PROF-R1")
+def test_dropout_whose_training_mode_is_a_constant_node_false_is_removed():
+    """The Constant becomes an initializer first (constant-to-initializer), then it is read."""
+    nodes = [helper.make_node("Constant", [], ["tm"],
+                              value=numpy_helper.from_array(np.array(False))),
+             helper.make_node("Relu", ["x"], ["a"]),
+             helper.make_node("Dropout", ["a", "", "tm"], ["b"]),
+             helper.make_node("Relu", ["b"], ["y"])]
+    m, report = sonnx.conform(model(nodes, opset=13))
+    assert kinds(report) == ["constant-to-initializer", "remove-dropout"]
+    assert report["exit_code"] == 0 and report["check"]["status"] == "passed"

@@ -168,6 +168,7 @@ def test_planted_drop_without_ir_bump_is_caught(monkeypatch):
     assert report["exit_code"] == 1 and "ONNX-CHECKER" in report["validate"]["rules"]
 
 
+@pytest.mark.req("PROF-R1")
 def test_the_rewrite_leaves_ir4_models_alone():
     m = acas_shaped(4)
     before = m.SerializeToString()
