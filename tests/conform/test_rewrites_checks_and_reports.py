@@ -452,14 +452,19 @@ def test_a_constant_that_stays_keeps_every_node_after_it():
     assert [(b.rule, b.node_index) for b in log.blockers] == [("PROF-R1", 0)]
 
 
-@pytest.mark.parametrize("ir,as_input", [(3, True), (4, False), (8, False)])
-def test_before_ir_4_a_new_initializer_is_also_a_graph_input(ir, as_input):
+@pytest.mark.parametrize("ir,raised", [(3, True), (4, False), (8, False)])
+def test_a_new_initializer_is_never_a_graph_input(ir, raised):
+    """Before IR 4 every initializer is also an input (the IR-3 rule), which would make the new
+    one overridable: the model is raised to IR 4 instead (initializer_inputs_to_constants)."""
     m = _constant(value_ints=[1, 2, 3])
     m.ir_version = ir
-    rewrite.constants_to_initializers(m, rewrite.Log())
-    got = [(vi.name, vi.type.tensor_type.elem_type, [d.dim_value for d in vi.type.tensor_type.shape.dim])
-           for vi in m.graph.input]
-    assert got == ([("k", TensorProto.INT64, [3])] if as_input else [])
+    log = rewrite.Log()
+    rewrite.constants_to_initializers(m, log)
+    rewrite.initializer_inputs_to_constants(m, log)
+    assert [vi.name for vi in m.graph.input] == []
+    assert m.ir_version == (4 if raised else ir)
+    assert [r.kind for r in log.rewrites] == ["constant-to-initializer"] + (
+        ["initializer-inputs-to-constants"] if raised else [])
 
 
 # --- rewrite.materialise_broadcasts: names never clash, every way to import the opset --------

@@ -175,7 +175,9 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         description="Rewrite MODEL into the SONNX profile without changing a single output bit: "
                     "pin named symbolic dimensions (--dim), store constant operands that would be "
                     "broadcast (the operands each operator's record names) at the full shape, turn Constant "
-                    "nodes into initializers, remove stale value_info. Then validate the result "
+                    "nodes into initializers, make an IR < 4 model's initializer inputs constants "
+                    "(IR raised to 4), remove Identity and inference-mode Dropout, remove stale "
+                    "value_info. Then validate the result "
                     "and run both models through onnxruntime on the same seeded inputs, comparing "
                     "every output bit. Exit status: 0 conforms and bit-identical, 1 findings left "
                     "or the check failed or could not run (OUT is still written), 2 bad input.")

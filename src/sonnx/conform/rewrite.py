@@ -253,9 +253,149 @@ def constants_to_initializers(model: onnx.ModelProto, log: Log) -> None:
         del g.node[:]
         g.node.extend(keep)
         g.initializer.extend(new_inits)
-        if model.ir_version < 4:    # before IR 4 every initializer is also a graph input
-            for t in new_inits:
-                g.input.append(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
+        # before IR 4 every initializer is also a graph input; listing the new ones as inputs
+        # would make them overridable, so the model is raised to IR 4 instead
+        # (initializer_inputs_to_constants, which runs next)
+
+
+# ---------------------------------------------------------------- Identity, inference Dropout
+def _dropout_refusal(node: onnx.NodeProto, version: int, g: onnx.GraphProto, read: set[str],
+                     outputs: set[str]) -> str | None:
+    """Why this Dropout is not a copy of its input at inference (None: it is). Versions 1 and 6
+    state the mode in ``is_test`` (default 0: training); 7 and 10 have no mode in the graph
+    (inference: a copy, the scaling is done in training); from 12 the optional input
+    ``training_mode`` must be absent or a constant false (``ratio`` and ``seed`` then do
+    nothing). The mask output must not be read: conform writes no tensor for it."""
+    if version < 7:
+        is_test = next((a.i for a in node.attribute if a.name == "is_test"), 0)
+        if not is_test:
+            return (f"Dropout-{version} has is_test=0 (its default), which is training mode: a "
+                    "random mask is applied; export in inference mode (is_test=1, or opset 7+)")
+    elif version >= 12 and len(node.input) > 2 and node.input[2]:
+        name = node.input[2]
+        inits = {t.name: t for t in g.initializer}
+        if name not in inits or name in {vi.name for vi in g.input}:
+            return (f"its training_mode input '{name}' is not a constant (a graph input or a "
+                    "computed tensor may be true at run time): make it a constant false, or drop it")
+        try:
+            value = numpy_helper.to_array(inits[name])
+        except Exception:
+            return f"its training_mode initializer '{name}' cannot be read"
+        if value.dtype != np.bool_ or value.size != 1 or bool(value.reshape(-1)[0]):
+            return (f"its training_mode '{name}' is not a single false: Dropout then applies a "
+                    "random mask (training)")
+    if len(node.output) > 1 and node.output[1] and (node.output[1] in read or node.output[1] in outputs):
+        return (f"its mask output '{node.output[1]}' is read (or is a graph output): conform "
+                "writes no tensor for it")
+    return None
+
+
+def _kept_name(x: str, y: str, outputs: set[str]) -> tuple[str, str]:
+    """(name that disappears, name that stays) when a copy ``y = x`` is removed: a graph
+    output's name always stays (the producer of x then writes y; its readers read y)."""
+    return (x, y) if y in outputs else (y, x)
+
+
+def remove_copies(model: onnx.ModelProto, log: Log) -> None:
+    """Identity nodes and inference-mode Dropout nodes compute a copy of their first input: the
+    node is removed and its readers read the input instead. When the removed output is a graph
+    output, its name stays: the input's producer writes that name instead (the interface does
+    not change); when the input itself is a graph input, initializer or graph output (it cannot
+    be renamed), the node stays and the reason is reported."""
+    g = model.graph
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    if opset is None:
+        return
+    blocked: dict[str, str] = {}        # output name -> why the node stays
+    for _ in range(len(g.node) + 1):            # one removal per pass: names change under it
+        read = {i for n in g.node for i in n.input} | \
+            {i for sub in _subgraphs(g) for n in sub.node for i in n.input}
+        outputs = {o.name for o in g.output}
+        fixed = {vi.name for vi in g.input} | {t.name for t in g.initializer} | outputs
+        done = False
+        for index, node in enumerate(g.node):
+            if node.op_type not in registry.COPY_OPERATORS or node.domain not in ("", "ai.onnx") \
+                    or len(node.input) < 1 or not node.input[0] or not node.output or not node.output[0]:
+                continue
+            if node.output[0] in blocked:
+                continue
+            try:
+                version = onnx.defs.get_schema(node.op_type, opset, "").since_version
+            except Exception:
+                continue    # no such version: onnx's checker reports it
+            x, y = node.input[0], node.output[0]
+            why = _dropout_refusal(node, version, g, read, outputs) if node.op_type == "Dropout" else None
+            if why is None and y in outputs and x in fixed:
+                why = (f"its output '{y}' is a graph output and its input '{x}' is a graph input, "
+                       "initializer or graph output, so no producer can write the output's name")
+            if why is not None:
+                blocked[y] = f"this {node.op_type} cannot be removed: {why}"
+                continue
+            old, new = _kept_name(x, y, outputs)
+            del g.node[index]
+            for n in list(g.node) + [n for sub in _subgraphs(g) for n in sub.node]:
+                for k, name in enumerate(n.input):
+                    if name == old:
+                        n.input[k] = new
+                for k, name in enumerate(n.output):
+                    if name == old:
+                        n.output[k] = new
+            keep = [vi for vi in g.value_info if vi.name not in (old, new)]
+            del g.value_info[:]
+            g.value_info.extend(keep)
+            log.renamed.add(old)
+            kind = "remove-identity" if node.op_type == "Identity" else "remove-dropout"
+            what = ("a copy of its input" if node.op_type == "Identity" else
+                    f"Dropout-{version} in inference mode: a copy of its input")
+            log.rewrites.append(Rewrite(kind, "PROF-R1", f"{node.op_type} removed ({what}); "
+                                        + (f"the producer of '{x}' now writes the graph output "
+                                           f"'{y}' (same name, same values)" if old == x else
+                                           f"its readers read '{x}' instead of '{y}'"),
+                                        index, node.name, node.op_type, new))
+            done = True
+            break
+        if not done:
+            break
+    # located in the final graph (a removal moves the nodes after it)
+    for index, node in enumerate(g.node):
+        if node.output and node.output[0] in blocked and node.op_type in registry.COPY_OPERATORS:
+            log.blockers.append(Blocker("PROF-R1", blocked[node.output[0]], index))
+
+
+# ---------------------------------------------------------------- IR < 4 initializer inputs
+IR_CONSTANT_INITIALIZERS = 4   # the first IR version where an initializer need not be an input
+
+
+def initializer_inputs_to_constants(model: onnx.ModelProto, log: Log) -> None:
+    """An IR < 4 model lists every initializer as a graph input too (the IR-3 rule). onnxruntime,
+    the runtime that reads the file, treats them as constants at IR < 4 (feeding one fails:
+    "Invalid input name"), so sonnx does the same: the entries are dropped from the graph inputs
+    and the model's IR version raised to 4, the lowest where initializers need not be inputs
+    (every opset an IR-3 model may import, 1 to 8, is valid at IR 4 as well). Also done for an
+    IR < 4 model that has no such entry but gained initializers from Constant nodes (they must
+    not become inputs). The interface changes: the report names the inputs removed."""
+    if not 0 < model.ir_version < IR_CONSTANT_INITIALIZERS:
+        return
+    g = model.graph
+    inits = {t.name for t in g.initializer}
+    if not inits:
+        return
+    dropped = [vi.name for vi in g.input if vi.name in inits]
+    if dropped:
+        keep = [vi for vi in g.input if vi.name not in inits]
+        del g.input[:]
+        g.input.extend(keep)
+    before = model.ir_version
+    model.ir_version = IR_CONSTANT_INITIALIZERS
+    names = ", ".join(f"'{n}'" for n in dropped[:8]) + (" ..." if len(dropped) > 8 else "")
+    log.rewrites.append(Rewrite(
+        "initializer-inputs-to-constants", "PROF-R1",
+        f"IR version {before} raised to {IR_CONSTANT_INITIALIZERS}; " +
+        (f"the interface changed: {len(dropped)} initializer(s) no longer listed as graph inputs "
+         f"({names}); they were constants already for onnxruntime, which refuses to feed them at "
+         f"IR {before}" if dropped else
+         "no initializer is listed as a graph input (the initializers made from Constant nodes "
+         "stay constants)")))
 
 
 def _elem(code: int) -> str:

@@ -176,6 +176,11 @@ def type_set(op: str, version: int) -> frozenset[str]:
     return operator(op).type_sets[version]
 
 
+# Operators outside the profile that compute a copy of their first input (Dropout: in
+# inference mode): `sonnx conform` removes them (sonnx/conform/rewrite.py, remove_copies).
+COPY_OPERATORS = ("Identity", "Dropout")
+
+
 def operator_violations(domain: str, op_type: str) -> list[Violation]:
     """PROF-R1: the node's operator is a profile operator (one of the registry's) of ai.onnx."""
     from ..profile import DEFAULT_DOMAINS
@@ -187,9 +192,15 @@ def operator_violations(domain: str, op_type: str) -> list[Violation]:
         return [Violation("PROF-R1", "operator Constant is not in the SONNX profile; `sonnx conform "
                                      "MODEL -o OUT` stores its value as an initializer (no output bit "
                                      "changes; a sparse value excepted)")]
+    if op_type in COPY_OPERATORS and op_type not in operators():
+        return [Violation("PROF-R1", f"operator {op_type} is not in the SONNX profile; it computes "
+                                     "a copy of its input, and `sonnx conform MODEL -o OUT` removes "
+                                     "it (no output bit changes; a Dropout in training mode or "
+                                     "whose mask output is read excepted)")]
     if op_type not in operators():
         return [Violation("PROF-R1", f"operator {op_type} is not in the SONNX profile, which cannot "
                                      f"express it yet; only a model built from {listed} alone "
-                                     "conforms (`sonnx conform` cannot remove it: it rewrites only "
-                                     "Constant nodes, into initializers)")]
+                                     "conforms (`sonnx conform` cannot remove it: it removes only "
+                                     "Constant nodes, into initializers, and copies: Identity, "
+                                     "inference-mode Dropout)")]
     return []

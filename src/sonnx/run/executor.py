@@ -5,7 +5,8 @@ runs, so every node is a profile operator whose inputs have their declared stati
 every kernel call is accepted (a conformant model never needs a broadcast or a cast). Nodes run
 in the order the graph lists them (ONNX requires a topological order; the checker enforces it),
 initializers are constants, and a graph input with an initializer of the same name takes the
-caller's value when one is given (the initializer is its default).
+caller's value when one is given (the initializer is its default) from IR 4 on; before IR 4 every
+initializer is listed as an input and is a constant, as onnxruntime reads it.
 """
 from __future__ import annotations
 
@@ -113,6 +114,10 @@ def load(model_or_path) -> Loaded:
         constants[t.name] = value
     inputs = {}
     for vi in model.graph.input:
+        if model.ir_version < 4 and vi.name in constants:
+            # before IR 4 every initializer is listed as an input too; onnxruntime treats them
+            # as constants and refuses a feed ("Invalid input name"): so does sonnx run
+            continue
         tt = vi.type.tensor_type
         inputs[vi.name] = InputSpec(vi.name, dtypes.name_of_tensor_proto(tt.elem_type),
                                     tuple(d.dim_value for d in tt.shape.dim), vi.name in constants)

@@ -170,9 +170,13 @@ class Walker:
                 # an input with an initializer of the same name is a default the caller may
                 # replace at run time: it is judged as the input it is, by its own declaration
                 conv = self.types
+                # before IR 4 every initializer is listed as an input and is a constant (as
+                # onnxruntime reads it); the declaration is judged the same way either way
+                held = ("is a default the caller may override" if self.model.ir_version >= 4 else
+                        "makes it a constant: IR < 4 lists every initializer as an input")
                 for vi in g.input:
-                    what = (f"graph input '{vi.name}' (its initializer is a default the caller "
-                            "may override)") if vi.name in inits else f"graph input '{vi.name}'"
+                    what = (f"graph input '{vi.name}' (its initializer {held})"
+                            if vi.name in inits else f"graph input '{vi.name}'")
                     self._tensor(vi.name, conv(vi.type) if vi.HasField("type") else _UNKNOWN_ENTRY,
                                  what, path, None, sparse_defs)
         self.nodes += len(g.node)
