@@ -14,6 +14,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import contextlib
+
 import sonnx
 from sonnx import dtypes
 from sonnx.errors import ProfileViolation
@@ -26,6 +28,7 @@ from sonnx.semantics.tensor import TensorValue, from_numpy, to_numpy
 
 from .test_flatten import assert_bits, values
 
+_accepted = contextlib.nullcontext
 OPSETS = (1, 11, 13, 21, 23, 24, 25)          # one opset per Squeeze version
 TYPES = sorted(squeeze_op.TYPE_SETS[squeeze_op.LATEST])
 
@@ -35,7 +38,10 @@ def example(name: str, version: int) -> tuple[list, dict]:
     a (2, 1, 3, 1) input squeezed at axes (1, 3) (the axes are always written: SQUEEZE-R1)."""
     n = 6
     x = (np.arange(n) - n // 2 if dtypes.is_float(name) or dtypes.is_signed(name) else np.arange(n))
-    return [x.astype(np.float64).astype(dtypes.numpy_dtype(name)).reshape(2, 1, 3, 1)], {"axes": (1, 3)}
+    data = x.astype(np.float64).astype(dtypes.numpy_dtype(name)).reshape(2, 1, 3, 1)
+    if version >= squeeze_op.AXES_INPUT_FROM:          # the axes input, a constant int64 initializer
+        return [data, np.array([1, 3], dtype=np.int64)], {}
+    return [data, None], {"axes": [1, 3]}          # the attribute
 
 
 def expected_verdict(shape: tuple[int, ...], axes: tuple[int, ...], version: int) -> bool:
@@ -74,6 +80,14 @@ def node_model(elem: str, shape, axes, opset: int = squeeze_op.LATEST, *, as_gra
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
 
 
+def call(x, axes=None, opset=squeeze_op.LATEST, kernel=None, **keywords):
+    """The kernel with ``axes`` (a list or tuple here) in the form the version takes: a 1-D int64
+    array from opset 13 (ONNX's axes input), the list before (ONNX's attribute)."""
+    if isinstance(axes, (list, tuple)) and opset >= 13:
+        axes = np.array(axes, dtype=np.int64)
+    return (kernel or squeeze_op.squeeze)(x, axes=axes, opset=opset, **keywords)
+
+
 def ids(err: ProfileViolation) -> set[str]:
     return {v.requirement for v in err.violations}
 
@@ -99,10 +113,10 @@ class TestTypes:
         x = values(name, (2, 1, 3))
         version = registry.since_version("Squeeze", opset)
         if name in squeeze_op.TYPE_SETS[version]:
-            assert squeeze_op.squeeze(x, axes=[1], opset=opset).shape == (2, 3)
+            assert call(x, axes=[1], opset=opset).shape == (2, 3)
         else:
             with pytest.raises(ProfileViolation) as e:
-                squeeze_op.squeeze(x, axes=[1], opset=opset)
+                call(x, axes=[1], opset=opset)
             assert ids(e.value) == {"SQUEEZE-R3"}
 
     @pytest.mark.parametrize("elem", ["bool", "string", "complex64", "float8e4m3fn", "int4", "uint2"])
@@ -112,7 +126,7 @@ class TestTypes:
 
     def test_bool_array_refused_by_the_kernel(self):
         with pytest.raises(ProfileViolation) as e:
-            squeeze_op.squeeze(np.ones((2, 1), bool), axes=[1])
+            call(np.ones((2, 1), bool), axes=[1])
         assert ids(e.value) == {"SQUEEZE-R3"}
 
     def test_sparse_and_unknown_type_refused(self):
@@ -137,22 +151,22 @@ class TestAxes:
         candidates = [(a,) for a in range(-r - 1, r + 1)] + list(itertools.product(range(-r, r), repeat=2))
         for axes in candidates:
             if expected_verdict(shape, axes, version):
-                y = squeeze_op.squeeze(x, axes=axes, opset=opset)
+                y = call(x, axes=axes, opset=opset)
                 gone = {a % r for a in axes}
                 assert y.shape == tuple(d for k, d in enumerate(shape) if k not in gone)
             else:
                 with pytest.raises(ProfileViolation) as e:
-                    squeeze_op.squeeze(x, axes=axes, opset=opset)
+                    call(x, axes=axes, opset=opset)
                 assert ids(e.value) == {"SQUEEZE-R2"}, axes
 
     def test_negative_axis_before_11_names_the_way_out(self):
         with pytest.raises(ProfileViolation) as e:
-            squeeze_op.squeeze(values("float", (2, 1)), axes=[-1], opset=1)
+            call(values("float", (2, 1)), axes=[-1], opset=1)
         assert "opset 11" in str(e.value)
 
     def test_dimension_not_one_names_the_size_one_dimensions(self):
         with pytest.raises(ProfileViolation) as e:
-            squeeze_op.squeeze(values("float", (1, 2, 1)), axes=[1])
+            call(values("float", (1, 2, 1)), axes=[1])
         assert "[0, 2]" in str(e.value)
 
     @pytest.mark.parametrize("opset", (1, 11, 13, 25))
@@ -170,30 +184,42 @@ class TestAxes:
         assert [v.requirement for v in squeeze_op.constraints(x, opset=13, axes=(0,), axes_sig=TensorSig((1,), "int64"),
                                                               axes_attribute=(0,))] == ["SQUEEZE-R1"]
 
-    @pytest.mark.parametrize("axes", [[1.0], [True], "1", 1, None, np.array([1.0])])
-    def test_non_integer_axes_are_a_type_error(self, axes):
+    @pytest.mark.parametrize("axes", [[1.0], [True], "1", 1, (1,), [1]])
+    def test_non_array_axes_are_a_type_error_from_13(self, axes):
         with pytest.raises(TypeError):
-            squeeze_op.squeeze(values("float", (2, 1)), axes=axes)
+            squeeze_op.squeeze(values("float", (2, 1)), axes, opset=13)
+        with _accepted() if isinstance(axes, (list, tuple)) and type(axes[0]) is int else pytest.raises(TypeError):
+            squeeze_op.squeeze(values("float", (2, 1)), axes, opset=11)
 
-    def test_axes_is_keyword_only_and_required(self):
+    @pytest.mark.parametrize("axes", [None, np.array([1.0]), np.array([1], np.int32), np.array([[1]]), np.array([True])])
+    def test_omitted_or_malformed_axes_arrays_are_refused(self, axes):
+        with pytest.raises(ProfileViolation) as e:
+            squeeze_op.squeeze(values("float", (2, 1)), axes)
+        assert ids(e.value) == {"SQUEEZE-R1"}
+
+    def test_list_axes_accepted_before_13(self):
+        assert squeeze_op.squeeze(values("float", (2, 1)), [1], opset=11).shape == squeeze_op.squeeze(
+            values("float", (2, 1)), np.array([1]), opset=13).shape
+
+    def test_data_required_opset_keyword_only(self):
         with pytest.raises(TypeError):
-            squeeze_op.squeeze(values("float", (2, 1)))
+            squeeze_op.squeeze()
         with pytest.raises(TypeError):
-            squeeze_op.squeeze(values("float", (2, 1)), [1])
+            squeeze_op.squeeze(values("float", (2, 1)), np.array([1]), 13)
 
     def test_numpy_axes(self):
         x = values("int8", (2, 1, 4))
-        assert squeeze_op.squeeze(x, axes=np.array([1], np.int64)).shape == (2, 4)
-        assert squeeze_op.squeeze(x, axes=(np.int32(-2),)).shape == (2, 4)
+        assert call(x, axes=np.array([1], np.int64)).shape == (2, 4)
+        assert call(x, axes=(np.int32(-2),), opset=11).shape == (2, 4)
 
     def test_memo_keeps_verdicts(self):
         clear_memos()
         x = values("float", (1, 3, 1))
-        assert squeeze_op.squeeze(x, axes=(0,)).shape == (3, 1)
-        assert squeeze_op.squeeze(x, axes=(0,)).shape == (3, 1)
+        assert call(x, axes=(0,)).shape == (3, 1)
+        assert call(x, axes=(0,)).shape == (3, 1)
         with pytest.raises(ProfileViolation):
-            squeeze_op.squeeze(x, axes=(1,))
-        assert squeeze_op.squeeze(x, axes=(0, 2)).shape == (3,)
+            call(x, axes=(1,))
+        assert call(x, axes=(0, 2)).shape == (3,)
 
 
 # ---------------------------------------------------------------- values
@@ -206,7 +232,7 @@ class TestValues:
     @pytest.mark.parametrize("shape,axes", SHAPES, ids=str)
     def test_kernel_reference_and_numpy_agree(self, name, shape, axes):
         x = values(name, shape, seed=len(shape))
-        y = squeeze_op.squeeze(x, axes=axes)
+        y = call(x, axes=axes)
         expected = np.squeeze(x, axis=axes)
         assert_bits(y, expected)
         ref = squeeze_op.squeeze_reference(from_numpy(x), axes)
@@ -222,7 +248,7 @@ class TestValues:
     def test_result_is_a_copy_never_a_view(self):
         x = values("float", (2, 1, 4))
         kept = x.copy()
-        y = squeeze_op.squeeze(x, axes=[1])
+        y = call(x, axes=[1])
         assert not np.shares_memory(x, y) and y.flags.c_contiguous and y.flags.writeable
         y[...] = 7.0
         assert_bits(x, kept)
@@ -231,16 +257,16 @@ class TestValues:
     def test_strided_and_byte_swapped_inputs(self, name):
         base = values(name, (4, 1, 3))
         for x in (base.transpose(2, 1, 0), base[::-1, :, ::2], np.asfortranarray(base)):
-            assert_bits(squeeze_op.squeeze(x, axes=[1]), np.ascontiguousarray(x).reshape(x.shape[0], x.shape[2]))
+            assert_bits(call(x, axes=[1]), np.ascontiguousarray(x).reshape(x.shape[0], x.shape[2]))
         if name != "bfloat16":
             swapped = base.astype(base.dtype.newbyteorder(">"))
-            y = squeeze_op.squeeze(swapped, axes=[1])
+            y = call(swapped, axes=[1])
             assert y.dtype == base.dtype
             assert_bits(y, base.reshape(4, 3))
 
     def test_bind_gives_the_same_bits(self):
         x = values("double", (2, 1, 4))
-        fn = squeeze_op.bind(x, axes=(-2,), opset=13)
+        fn = squeeze_op.bind(x, np.array([-2]), opset=13)
         assert_bits(fn(x), x.reshape(2, 4))
         with pytest.raises(ProfileViolation):
             squeeze_op.bind(x, axes=(-2,), opset=1)
@@ -271,7 +297,7 @@ def test_agrees_with_onnx(opset, name):
     x = values(name, shape, seed=opset)
     for axes in ((0,), (2,), (0, 2), (2, 0)) + (((-4,), (-2, 0)) if opset >= 11 else ()):
         model = node_model(name, shape, axes, opset)
-        ours = squeeze_op.squeeze(x, axes=axes, opset=opset)
+        ours = call(x, axes=axes, opset=opset)
         assert_bits(onnxruntime_output(model, x, ours.shape), ours)
         if opset < 13 and list(axes) != sorted(axes):
             # onnx.reference's Squeeze-1/-11 removes the axes one by one in reversed list order,

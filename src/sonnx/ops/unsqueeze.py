@@ -209,15 +209,24 @@ def _move(data: list, n: int) -> list:
 _accepted = kernel.AcceptedCalls()
 
 
-def axes_argument(axes: object, fn: str) -> tuple[int, ...]:
-    """The kernel's ``axes``: a sequence of integers or a 1-D integer array, as a tuple of ints
-    (TypeError otherwise)."""
-    if isinstance(axes, np.ndarray) and axes.ndim == 1 and axes.dtype.kind in "iu":
+def axes_argument(axes: object, opset: object) -> tuple[int, ...]:
+    """The kernel's ``axes`` as a tuple of ints. From Unsqueeze-13 on they are ONNX's axes input: a
+    1-D int64 array (another array is UNSQUEEZE-R1's to refuse); before, ONNX's attribute: a
+    list or tuple of integers (or such an array). None (omitted) is UNSQUEEZE-R1's to refuse.
+    TypeError for anything else."""
+    if axes is None:
+        return None
+    if isinstance(axes, np.ndarray):
+        if axes.dtype != np.int64 or axes.ndim != 1:
+            raise ProfileViolation([Violation("UNSQUEEZE-R1", f"{OP} axes is an array of type {axes.dtype} and "
+                                                          f"shape {axes.shape}; it must be a 1-D int64 array")])
         return tuple(int(a) for a in axes)
-    if isinstance(axes, (tuple, list)) and all(
+    before_13 = isinstance(opset, (int, np.integer)) and not isinstance(opset, bool) and opset < AXES_INPUT_FROM
+    if before_13 and isinstance(axes, (tuple, list)) and all(
             isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axes):
         return tuple(int(a) for a in axes)
-    raise wrong_type(fn, "axes", "a sequence of integers", axes, "")
+    raise wrong_type("unsqueeze", "axes", "a 1-D int64 array (the axes input; before opset 13 also a "
+                     "list of integers: the attribute)", axes, "")
 
 
 # req: UNSQUEEZE-R1, UNSQUEEZE-R2, UNSQUEEZE-R3
@@ -230,19 +239,19 @@ def check(x: object, axes: tuple[int, ...], opset: object = LATEST) -> tuple[int
 
 # req: UNSQUEEZE-R4
 @kernel.entry      # nothing is rounded; guarded as every kernel, for one calling convention
-def unsqueeze(data: np.ndarray, *, axes, opset: int = LATEST) -> np.ndarray:
+def unsqueeze(data: np.ndarray, axes: np.ndarray | None = None, *, opset: int = LATEST) -> np.ndarray:
     """ONNX Unsqueeze of an array: a new array of data's shape with a dimension of size 1 at each
     of the output positions ``axes``, holding data's elements in row-major order, every bit kept.
 
-    ``axes`` has no default (the profile reads none: UNSQUEEZE-R1): a sequence of integers or a
-    1-D integer array; a negative axis counts from the end from opset 11 on. The result is a
+    ``axes``: from opset 13 a 1-D int64 array (ONNX's axes input), before a list of integers
+    (ONNX's attribute); it has no default (None is refused: UNSQUEEZE-R1); a negative axis counts from the end from opset 11 on. The result is a
     C-contiguous copy in this machine's byte order, never a view. Raises
     ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for what the profile
     refuses: an axis out of range of the output's rank or named twice, an element
     type outside the version's type set, a sparse input, an empty or oversized tensor, an opset
     outside the known range. Raises TypeError for a non-array input, non-integer axes or opset.
     """
-    a = axes_argument(axes, "unsqueeze")
+    a = axes_argument(axes, opset)
     return _apply(data, kernel.checked(_accepted, check, data, a, opset))
 
 
@@ -255,15 +264,16 @@ def _apply(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 # req: UNSQUEEZE-R1, UNSQUEEZE-R4
-def bind(x: np.ndarray, *, axes, opset: int = LATEST):
+def bind(x: np.ndarray, axes: np.ndarray | None = None, *, opset: int = LATEST):
     """``unsqueeze`` checked once now for arrays like ``x``: a function of the array alone."""
-    shape = check(x, axes_argument(axes, "unsqueeze"), opset)
+    shape = check(x, axes_argument(axes, opset), opset)
     return lambda a: _apply(a, shape)
 
 
 def result_shape(shapes, keywords) -> tuple[int, ...]:
     """Y's shape from X's and the kernel's ``axes`` (the executor plans with it)."""
-    return output_shape(tuple(shapes[0]), axes_argument(keywords["axes"], "unsqueeze"))
+    axes = keywords["axes"]
+    return output_shape(tuple(shapes[0]), tuple(int(a) for a in axes))
 
 
 OPERATOR = Operator(

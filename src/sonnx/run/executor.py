@@ -78,15 +78,16 @@ def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, op
 
 def _split_constants(op, items: list, values: list) -> tuple[list, dict]:
     """``items`` (a node's operands, in input order) without its constant inputs
-    (Operator.constant_inputs), and those inputs' ``values`` as the kernel's keywords (tuples of
-    ints). The validator has checked that each is a constant."""
+    (Operator.constant_inputs), and those inputs' ``values`` (the initializers' arrays) as the
+    kernel's keywords: the plan then checks the node with the real values, not placeholders.
+    The validator has checked that each is a constant."""
     if not op.constant_inputs:
         return items, {}
     kept, keywords = [], {}
     for k, item in enumerate(items):
         formal = op.inputs[k] if k < len(op.inputs) else None
         if formal in op.constant_inputs and values[k] is not None:
-            keywords[op.constant_inputs[formal]] = tuple(int(v) for v in np.asarray(values[k]).ravel())
+            keywords[op.constant_inputs[formal]] = values[k]
         else:
             kept.append(item)
     return kept, keywords
