@@ -352,6 +352,22 @@ class TestValidate:
         assert "SQUEEZE-R1" in [f.rule for f in report.findings]
         assert any("computed by a node" in f.message for f in report.findings)
 
+    def test_constant_node_axes_conform_then_run(self):
+        """A Constant node feeding the axes (as exporters write it) is refused, named with the way
+        out; `sonnx conform` stores it as an initializer, and the result conforms and runs."""
+        from sonnx.conform.api import conform
+        model = node_model("float", (1, 3), (0,), 13)
+        g = model.graph
+        value = g.initializer.pop()
+        g.node.insert(0, helper.make_node("Constant", [], ["axes"], value=value))
+        report = sonnx.validate(model)
+        assert {f.rule for f in report.findings} == {"PROF-R1", "SQUEEZE-R1"}
+        assert any("sonnx conform" in f.message for f in report.findings if f.rule == "SQUEEZE-R1")
+        fixed, record = conform(model, check=True)
+        assert record["conforms"] and [r["kind"] for r in record["rewrites"]] == ["constant-to-initializer"]
+        x = values("float", (1, 3))
+        assert_bits(sonnx.run(fixed, {"x": x})["y"], call(x, (0,)))
+
     def test_int32_axes_is_a_finding(self):
         report = sonnx.validate(node_model("float", (1, 3), (0,), 13, axes_type=TensorProto.INT32))
         assert "SQUEEZE-R1" in [f.rule for f in report.findings]

@@ -103,7 +103,8 @@ def _axes_violations(x: TensorSig, version: int, axes: object, axes_sig: TensorS
     if isinstance(axes, NotConstant):
         return [Violation("SQUEEZE-R1", f"{OP}-{version} input axes is {axes.why}; the axes must be a "
                                         "constant int64 initializer that is not a graph input, so that the "
-                                        "output's shape is static")]
+                                        "output's shape is static; a Constant node feeding it: `sonnx conform` "
+                                        "stores it as an initializer")]
     if version >= AXES_INPUT_FROM and axes_sig is not None:
         if axes_sig.elem_type != "int64" or axes_sig.shape is None or len(axes_sig.shape) != 1:
             return [Violation("SQUEEZE-R1", f"{OP}-{version} input axes has type {axes_sig.elem_type} and "
