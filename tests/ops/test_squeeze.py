@@ -368,6 +368,16 @@ class TestValidate:
         x = values("float", (1, 3))
         assert_bits(sonnx.run(fixed, {"x": x})["y"], call(x, (0,)))
 
+    def test_openvino_layer_not_mapped_yet(self, tmp_path):
+        """spec/squeeze.md: the IR layer is refused as outside the profile (its axes Const's values
+        are in the weights file, which the reader never opens), one finding, no traceback."""
+        from tests.validate.openvino_ir import binary
+        path = tmp_path / "m.xml"
+        path.write_bytes(binary("Squeeze", [1, 3], [1], out=[3], etypes=("f32", "i64")))
+        report = sonnx.validate(str(path))
+        assert report.error is None and [f.rule for f in report.findings] == ["PROF-R1"]
+        assert "Squeeze" in report.findings[0].message
+
     def test_int32_axes_is_a_finding(self):
         report = sonnx.validate(node_model("float", (1, 3), (0,), 13, axes_type=TensorProto.INT32))
         assert "SQUEEZE-R1" in [f.rule for f in report.findings]
