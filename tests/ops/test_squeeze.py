@@ -378,6 +378,16 @@ class TestValidate:
         assert report.error is None and [f.rule for f in report.findings] == ["PROF-R1"]
         assert "Squeeze" in report.findings[0].message
 
+    @pytest.mark.parametrize("opset", (11, 13))
+    def test_onnx_reference_with_sonnx_ops(self, opset):
+        """onnx.reference running sonnx's kernel (sonnx.onnx_reference.new_ops): the axes reach it
+        as the attribute (opset 11) and as the initializer input (opset 13), same bits."""
+        import sonnx.onnx_reference
+        from onnx.reference import ReferenceEvaluator
+        x = values("double", (1, 3))
+        ev = ReferenceEvaluator(node_model("double", (1, 3), (0,), opset), new_ops=sonnx.onnx_reference.new_ops())
+        assert_bits(ev.run(None, {"x": x})[0], call(x, (0,), opset))
+
     def test_int32_axes_is_a_finding(self):
         report = sonnx.validate(node_model("float", (1, 3), (0,), 13, axes_type=TensorProto.INT32))
         assert "SQUEEZE-R1" in [f.rule for f in report.findings]
