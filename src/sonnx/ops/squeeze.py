@@ -250,8 +250,8 @@ def squeeze(data: np.ndarray, axes: np.ndarray | None = None, *, opset: int = LA
     (each of size 1), holding data's elements in row-major order, every bit kept.
 
     ``axes``: from opset 13 a 1-D int64 array (ONNX's axes input), before a list of integers
-    (ONNX's attribute); it has no default (None is refused: SQUEEZE-R1); a negative axis counts from the end from opset 11 on. The result is a
-    C-contiguous copy in this machine's byte order, never a view. Raises
+    (ONNX's attribute); it has no default (None is refused: SQUEEZE-R1); a negative axis counts
+    from the end from opset 11 on. The result is a C-contiguous copy in this machine's byte order, never a view. Raises
     ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for what the profile
     refuses: an axis out of range or named twice, a named dimension that is not 1, an element
     type outside the version's type set, a sparse input, an empty or oversized tensor, an opset

@@ -245,8 +245,8 @@ def unsqueeze(data: np.ndarray, axes: np.ndarray | None = None, *, opset: int = 
     of the output positions ``axes``, holding data's elements in row-major order, every bit kept.
 
     ``axes``: from opset 13 a 1-D int64 array (ONNX's axes input), before a list of integers
-    (ONNX's attribute); it has no default (None is refused: UNSQUEEZE-R1); a negative axis counts from the end from opset 11 on. The result is a
-    C-contiguous copy in this machine's byte order, never a view. Raises
+    (ONNX's attribute); it has no default (None is refused: UNSQUEEZE-R1); a negative axis counts
+    from the end from opset 11 on. The result is a C-contiguous copy in this machine's byte order, never a view. Raises
     ``sonnx.ProfileViolation`` (a ValueError naming the requirement) for what the profile
     refuses: an axis out of range of the output's rank or named twice, an element
     type outside the version's type set, a sparse input, an empty or oversized tensor, an opset
