@@ -29,6 +29,7 @@ STEMS = (
     "relu",
     "matmul",
     "flatten",
+    "maxpool",
 )
 
 
@@ -103,6 +104,9 @@ class Operator:
     conform: ConformRule | None = None      # what conform may repair, if anything
     # the shared WhyML theories its proofs use (proofs/tensor.mlw, ...), read by the trace
     theories: tuple[str, ...] = ()
+    # the check of how many outputs a node names: (outputs named, opset) -> the operator's
+    # violations; None: every output onnx's schema has is defined (the ONNX checker counts them)
+    outputs: Callable[[int, int], list[Violation]] | None = None
 
     @property
     def stem(self) -> str:

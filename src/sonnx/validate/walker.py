@@ -203,10 +203,15 @@ class Walker:
                 akey = tuple(sorted(attrs.items()))
             else:
                 attrs, akey = {}, ()
-            key = (op, opset, tuple(map(id, entries)), akey)
+            named = sum(1 for name in node.output if name)
+            key = (op, opset, tuple(map(id, entries)), akey, named)
             vs = memo.get(key)
             if vs is None:
-                vs = memo[key] = self._op_violations(op, entries, attrs, opset)
+                vs = self._op_violations(op, entries, attrs, opset)
+                count_rule = operators()[op].outputs
+                if count_rule is not None:
+                    vs = vs + count_rule(named, opset or 0)
+                memo[key] = vs
                 self._keep.append(entries)  # keeps the ids in the key valid
             ctx = None
             if vs:
