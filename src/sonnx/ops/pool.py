@@ -266,3 +266,113 @@ def windows_with_padding_count(g: Geometry, out_index: tuple[int, ...]) -> int:
         d, pb, pe = g.spatial[i], g.begins[i], g.ends[i]
         count *= sum(1 for c in g.positions(i, o) if -pb <= c < d + pe)
     return count
+
+
+# ---------------------------------------------------------------- averages (the fold, then one division)
+def counts(g: Geometry, include_pad: bool) -> np.ndarray:
+    """Each window's divisor, shaped (1, 1, *out): its input taps, or with ``include_pad`` its
+    taps inside the input or the explicit pads (not those beyond the end pad, which ceil_mode's
+    last window may reach)."""
+    n = len(g.kernel)
+    total = np.ones((1, 1) + g.out, dtype=np.int64)
+    for i in range(n):
+        lo, hi = (-g.begins[i], g.spatial[i] + g.ends[i]) if include_pad else (0, g.spatial[i])
+        per = sum(axis_inside(g, i, j, lo, hi).astype(np.int64) for j in range(g.kernel[i]))
+        total = total * per.reshape((1, 1) + tuple(len(per) if a == i else 1 for a in range(n)))
+    return total
+
+
+# req: @rounding
+def divide_once(acc: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """acc / T(count), rounded once to nearest even in T (T = acc's type). For float16,
+    bfloat16 and float the quotient of two T values is computed in binary64 and rounded to T:
+    binary64 has at least 2p + 2 bits for their p, so this double rounding gives T's correctly
+    rounded quotient (Figueroa, "When is double rounding innocuous?", 1995)."""
+    divisor = count.astype(acc.dtype)                       # T(count): exact up to 2^p
+    if acc.dtype == np.float64:
+        return acc / divisor
+    with np.errstate(all="ignore"):
+        return (acc.astype(np.float64) / divisor.astype(np.float64)).astype(acc.dtype)
+
+
+# req: @rounding
+def window_sums(x: np.ndarray, g: Geometry) -> np.ndarray:
+    """Each window's sum of its input taps in window order, each addition rounded in T, the
+    fold starting at the first input tap (no start value is added): the (N, C, *out) array."""
+    p = padded(x, g, 0)
+    acc = None
+    started = None
+    for tap in g.taps():
+        t = tap_view(p, g, tap)
+        m = tap_mask(g, tap)
+        if acc is None:
+            acc = np.array(t)
+            started = np.ones((1, 1) + g.out, dtype=bool) if m is None else m
+            continue
+        with np.errstate(all="ignore"):
+            if m is None and started.all():
+                acc = acc + t
+                continue
+            inside = np.ones((1, 1) + g.out, dtype=bool) if m is None else m
+            acc = np.where(inside & ~started, t, np.where(inside & started, acc + t, acc))
+            started = started | inside
+    return acc
+
+
+def average(x: np.ndarray, g: Geometry, include_pad: bool) -> np.ndarray:
+    """The numpy kernel of an average over windows: window_sums, then divide_once."""
+    x = x.astype(x.dtype.newbyteorder("="), copy=False)
+    return divide_once(window_sums(x, g), counts(g, include_pad))
+
+
+def reference_average(values: list, count: int, round_to) -> float:
+    """One window's average in plain Python: the fold s = v0, s = round_to(s + v) over the
+    window's input values in window order, then round_to(s / round_to(count)). Python's float
+    sum or quotient of two float16/bfloat16/float values, rounded again to T, is T's correctly
+    rounded one (binary64 has >= 2p + 2 bits); for double round_to is the identity."""
+    s = values[0]
+    for v in values[1:]:
+        s = round_to(s + v)
+    return round_to(s / round_to(float(count)))
+
+
+def outside_order_bound(y: np.ndarray, x: np.ndarray, g: Geometry, include_pad: bool, unit: float,
+                        tiny: float) -> str:
+    """How run --compare judges another runtime's average (summed in its own order): "" when
+    every element is within (2n + 2) * u * (sum of |x| over the window) / count + (n + 1) * tiny
+    of the binary64 average (n the window's taps, u the unit roundoff of T, tiny its smallest
+    subnormal), else the first element outside. A sum in any order is within (n - 1) * u * sum|x|
+    of the exact one, the division adds u, and binary64's own error is far below."""
+    x64 = x.astype(np.float64)
+    sums = window_sums(x64, g)
+    abs_sums = window_sums(np.abs(x64), g)
+    c = counts(g, include_pad).astype(np.float64)
+    taps = float(np.prod(g.kernel))
+    exact = sums / c
+    bound = (2 * taps + 2) * unit * abs_sums / c + (taps + 1) * tiny
+    theirs = y.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        same_nan = np.isnan(theirs) & np.isnan(exact)
+        inf_same = np.isinf(exact) & (theirs == exact)
+        ok = same_nan | inf_same | (np.abs(theirs - exact) <= bound)
+    bad = np.flatnonzero(~ok.reshape(-1))
+    if bad.size == 0:
+        return ""
+    i = int(bad[0])
+    return (f"element {i}: {theirs.reshape(-1)[i]!r} is {abs(theirs.reshape(-1)[i] - exact.reshape(-1)[i]):.3g} "
+            f"from the average {exact.reshape(-1)[i]!r}, bound {bound.reshape(-1)[i]:.3g} (any summation order)")
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest distance in units in the last place between two arrays of one float type
+    (NaN against NaN: 0; the two zeros: 0)."""
+    width = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    ia = np.ascontiguousarray(a).view(width).astype(np.int64)
+    ib = np.ascontiguousarray(b).view(width).astype(np.int64)
+    top = np.int64(1) << (8 * a.dtype.itemsize - 1)
+    ia = np.where(ia < 0, -(ia + top), ia)                # sign-magnitude to a monotone integer line
+    ib = np.where(ib < 0, -(ib + top), ib)
+    fa, fb = a.astype(np.float64), b.astype(np.float64)
+    d = np.abs(ia - ib)
+    d = np.where(np.isnan(fa) & np.isnan(fb), 0, d)
+    return int(d.max()) if d.size else 0

@@ -30,6 +30,8 @@ STEMS = (
     "matmul",
     "flatten",
     "maxpool",
+    "globalaveragepool",
+    "averagepool",
 )
 
 
