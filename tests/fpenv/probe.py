@@ -161,6 +161,17 @@ def paths(plant_fault_c: bool):
         out[f"sonnx.gemm threaded {t}"] = lambda x=big: _counting_threads(lambda: sonnx.gemm(*x, alpha=0.5, beta=0.75))
         out[f"sonnx.matmul {t}"] = lambda x=ga, y=gb: sonnx.matmul(x, y)
         out[f"c_kernels.matmul {t}"] = lambda x=ga, y=gb: ck.matmul(x, y)
+        # the pooling kernels: a (1, 2, 130) input of sub/2, sub and probes()'s pairs; MaxPool's
+        # window (sub/2, sub) gives sub only when DAZ is off; the averages' sums and quotients
+        # change under every directed mode and under FTZ/DAZ (subnormal sums)
+        sub = dt(float(np.finfo(dt).tiny) / 2**10)
+        px = np.concatenate([[sub / 2, sub], a, [sub / 2, sub], b]).astype(dt).reshape(1, 2, 130)
+        out[f"sonnx.maxpool {t}"] = lambda x=px: sonnx.maxpool(x, kernel_shape=[2], strides=[1], pads=[0, 1])
+        out[f"sonnx.averagepool {t}"] = lambda x=px: sonnx.averagepool(x, kernel_shape=[3], strides=[1], pads=[1, 1],
+                                                                       count_include_pad=1)
+        # GlobalAveragePool: 33 planes of 4, the first of subnormals (its average is subnormal)
+        gx = np.concatenate([[sub, sub, sub, sub / 2], a]).astype(dt).reshape(1, 33, 4)
+        out[f"sonnx.globalaveragepool {t}"] = lambda x=gx: sonnx.globalaveragepool(x)
         m, x = model(dt)
         out[f"sonnx.run {t}"] = lambda m=m, x=x: np.stack(list(sonnx.run(m, {"X": x}).values()))
         ev = ReferenceEvaluator(m, new_ops=sonnx.onnx_reference.new_ops())

@@ -204,5 +204,5 @@ OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="pool", type_sets=TYPE_SETS, inputs=("X",), optional=(),
     attributes={name: None for name in KERNEL_ATTRIBUTES},
     constraints=node_constraints, reference=averagepool_reference, kernel=averagepool, bind=bind,
-    spec="spec/averagepool.md", proofs=(), kernel_attributes=KERNEL_ATTRIBUTES,
+    spec="spec/averagepool.md", proofs=("proofs/averagepool.mlw",), kernel_attributes=KERNEL_ATTRIBUTES,
     output_shape=result_shape, comparison=order_bound_comparison, theories=())
