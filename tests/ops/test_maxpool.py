@@ -393,3 +393,15 @@ class TestValidate:
         import onnxruntime as ort
         theirs = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
         assert np.allclose(theirs, got, rtol=1e-5, atol=1e-5)
+        from sonnx.run.comparison import compare
+        verdicts = {n.op_type: n.status for n in compare(m, {"x": x}).nodes}
+        assert verdicts["MaxPool"] == "within" and verdicts["Flatten"] == "within", verdicts
+
+    def test_run_compare_reports_onnxruntimes_nan_divergence(self):
+        """run --compare holds MaxPool to bits: onnxruntime's dropped NaN is reported."""
+        from sonnx.run.comparison import compare
+        x = np.array([[[1.0, np.nan, 2.0, 3.0]]], np.float32)
+        attrs = dict(kernel_shape=[2], strides=[2], pads=[0, 0])
+        m = model("float", x.shape, attrs, out_shape=(1, 1, 2))
+        [node] = compare(m, {"x": x}).nodes
+        assert node.status == "outside", (node.status, node.detail)
