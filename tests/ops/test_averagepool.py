@@ -111,6 +111,22 @@ class TestValues:
         y = ap.averagepool(x, kernel_shape=[2], strides=[2], pads=[0, 0], ceil_mode=1, count_include_pad=1)
         assert y.ravel().tolist() == [0.5, 2.5, 4.0]
 
+    @pytest.mark.parametrize("name", TYPES)
+    @pytest.mark.parametrize("include", (0, 1))
+    def test_signed_zeros_and_padding(self, name, include):
+        """Zeros of both signs, infinities and NaN next to padding: the kernel (padding filled
+        with -0 and added) gives the reference's bits (padding taps left out)."""
+        rng = np.random.default_rng(11)
+        pick = rng.integers(0, 6, (2, 3, 6, 5))
+        table = np.array([-0.0, 0.0, -0.0, 1.0, np.inf, -np.inf])
+        x = table[pick].astype(dtypes.numpy_dtype(name))
+        x[0, 0, 0, 0] = np.nan
+        attrs = dict(kernel_shape=[3, 2], strides=[2, 1], pads=[2, 1, 2, 1], ceil_mode=1, count_include_pad=include)
+        y = ap.averagepool(x, **attrs)
+        r = to_numpy(ap.averagepool_reference(from_numpy(x), **attrs))
+        assert_same_bits(y, r)
+        assert np.signbit(y.astype(np.float64)[y == 0]).any()      # some window of -0 averaged to -0
+
     def test_window_order_fold(self):
         x = np.array([[[1e8, 1.0, -1e8, 1.0]]], np.float32)
         assert ap.averagepool(x, kernel_shape=[4], strides=[1], pads=[0, 0]).item() == 0.25

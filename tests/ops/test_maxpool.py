@@ -227,6 +227,29 @@ class TestValues:
         y = mp.maxpool(x, **attrs)
         assert_bits(y, to_numpy(mp.maxpool_reference(from_numpy(x), **attrs)))
 
+    @pytest.mark.parametrize("name", ["float16", "bfloat16", "float", "double"])
+    @pytest.mark.parametrize("case", range(len(CASES)))
+    def test_nan_inputs_take_the_window_fold_with_the_same_bits(self, name, case):
+        """An input holding NaNs (payloads and signs varied) goes through the tap fold; the key
+        path serves the others: both against the reference, and the fold alone on NaN-free data
+        gives the key path's bits."""
+        shape, attrs = CASES[case]
+        x = values(name, shape, seed=case + 7, specials=True)
+        nans = np.random.default_rng(case).random(shape) < 0.15
+        width = {2: np.uint16, 4: np.uint32, 8: np.uint64}[x.dtype.itemsize]
+        raw = x.view(width).copy()
+        payload = np.array([0x7E01, 0x7FC00003, 0x7FF8000000000005][[2, 4, 8].index(x.itemsize)]
+                           if name != "bfloat16" else 0x7FC1, dtype=width)
+        raw[nans] = payload | (np.arange(nans.sum()) % 2).astype(width) << (8 * x.itemsize - 1)
+        xn = raw.view(x.dtype)
+        # the reference reads through binary64: a bfloat16 NaN's low payload bits come back
+        # changed by ml_dtypes' conversion, so there a NaN matches any NaN
+        same = assert_same_bits if name == "bfloat16" else assert_bits
+        same(mp.maxpool(xn, **attrs), to_numpy(mp.maxpool_reference(from_numpy(xn), **attrs)))
+        g = mp.check(x, attrs["kernel_shape"], attrs["strides"], attrs["pads"], attrs.get("dilations"),
+                     attrs.get("ceil_mode"), None, None)
+        assert_bits(mp._fold(x, g), mp.maxpool(x, **attrs))
+
     def test_every_window_holds_by_the_stated_rule(self):
         for shape, attrs in CASES:
             x = values("float", shape, specials=True)

@@ -251,12 +251,44 @@ def check(x: object, kernel_shape, strides, pads, dilations, ceil_mode, storage_
     return geometry
 
 
+_SIGNED = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _ordered(bits: np.ndarray) -> np.ndarray:
+    """A float's bits (as a signed integer) mapped onto an integer whose order is the float
+    order with -0 < +0 (a negative value's magnitude bits flipped); the map is its own inverse."""
+    shift = 8 * bits.dtype.itemsize - 1
+    return bits ^ ((bits >> shift) & np.array(np.iinfo(bits.dtype).max, dtype=bits.dtype))
+
+
 # req: MAXPOOL-R4
 def _apply(x: np.ndarray, g: pool.Geometry) -> np.ndarray:
-    """window_max over every window at once: the taps folded in window order over strided
-    views of the input padded with -inf (the integer minimum), which is never selected over an
-    input element and never the result of a window (each holds an input tap: MAXPOOL-R1)."""
+    """window_max over every window at once, over strided views of the input padded with -inf
+    (the integer minimum), which is never selected over an input element and never the result
+    of a window (each holds an input tap: MAXPOOL-R1). Integers: numpy's maximum. Floats
+    without a NaN: the maximum of the order-preserving integer keys of the bits (-inf's key is
+    the least; -0's is below +0's), mapped back: the same element, bit for bit, that the tap
+    fold below selects. Floats with a NaN: the tap fold in window order (_fold)."""
     x = x.astype(x.dtype.newbyteorder("="), copy=False)
+    floating = dtypes.is_float(dtypes.name_of(x.dtype))
+    if floating and np.isnan(x).any():
+        return _fold(x, g)
+    if floating:
+        p = pool.padded(x, g, -np.inf).view(_SIGNED[x.dtype.itemsize])
+        keys = _ordered(p)
+    else:
+        keys = pool.padded(x, g, np.iinfo(x.dtype).min)
+    taps = g.taps()
+    acc = np.array(pool.tap_view(keys, g, taps[0]))
+    for tap in taps[1:]:
+        np.maximum(acc, pool.tap_view(keys, g, tap), out=acc)
+    return _ordered(acc).view(x.dtype) if floating else acc
+
+
+# req: MAXPOOL-R4
+def _fold(x: np.ndarray, g: pool.Geometry) -> np.ndarray:
+    """The taps folded in window order: the running maximum (a +0 replacing a -0) and the first
+    NaN of each window, which wins when there is one."""
     floating = dtypes.is_float(dtypes.name_of(x.dtype))
     fill = -np.inf if floating else np.iinfo(x.dtype).min
     p = pool.padded(x, g, fill)

@@ -225,19 +225,6 @@ def axis_inside(g: Geometry, axis: int, j: int, lo: int = 0, hi: int | None = No
     return (pos >= lo) & (pos < hi)
 
 
-def tap_mask(g: Geometry, tap: tuple[int, ...]) -> np.ndarray | None:
-    """Which windows read the input (not padding) at ``tap``, shaped to broadcast over
-    (N, C, *out); None when every window does."""
-    n = len(g.kernel)
-    parts = [axis_inside(g, i, j) for i, j in enumerate(tap)]
-    if all(p.all() for p in parts):
-        return None
-    mask = np.ones((1, 1) + g.out, dtype=bool)
-    for i, p in enumerate(parts):
-        mask = mask & p.reshape((1, 1) + tuple(len(p) if a == i else 1 for a in range(n)))
-    return mask
-
-
 # ---------------------------------------------------------------- plain Python: the window walk
 def window_values(data: list, g: Geometry, nc: int, out_index: tuple[int, ...]) -> list:
     """The input values of one window, in window order, padding taps left out: ``data`` is the
@@ -298,24 +285,18 @@ def divide_once(acc: np.ndarray, count: np.ndarray) -> np.ndarray:
 # req: @rounding
 def window_sums(x: np.ndarray, g: Geometry) -> np.ndarray:
     """Each window's sum of its input taps in window order, each addition rounded in T, the
-    fold starting at the first input tap (no start value is added): the (N, C, *out) array."""
-    p = padded(x, g, 0)
-    acc = None
-    started = None
-    for tap in g.taps():
-        t = tap_view(p, g, tap)
-        m = tap_mask(g, tap)
-        if acc is None:
-            acc = np.array(t)
-            started = np.ones((1, 1) + g.out, dtype=bool) if m is None else m
-            continue
-        with np.errstate(all="ignore"):
-            if m is None and started.all():
-                acc = acc + t
-                continue
-            inside = np.ones((1, 1) + g.out, dtype=bool) if m is None else m
-            acc = np.where(inside & ~started, t, np.where(inside & started, acc + t, acc))
-            started = started | inside
+    fold starting at the first input tap (no start value is added): the (N, C, *out) array.
+
+    Computed as the plain fold over every tap with the padding filled with -0: under round to
+    nearest even, s + (-0) is s for every s (-0 + -0 = -0, +0 + -0 = +0, NaN stays NaN) and
+    -0 + v is v for every v, so a padding tap, before or after the first input tap, changes no
+    bit (proofs/averagepool.mlw, minus_zero_adds_nothing); x's byte order is native here."""
+    p = padded(x, g, -0.0)
+    taps = g.taps()
+    acc = np.array(tap_view(p, g, taps[0]))
+    with np.errstate(all="ignore"):
+        for tap in taps[1:]:
+            np.add(acc, tap_view(p, g, tap), out=acc)
     return acc
 
 
