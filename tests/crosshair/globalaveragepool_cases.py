@@ -67,7 +67,7 @@ def fast_case(dtype: str, *, claim: str = "spec") -> Case:
 
 HARNESSES: tuple[Harness, ...] = (
     Harness(
-        "globalaveragepool-fold", ("GAP-R3",),
+        "globalaveragepool-fold", ("GLOBALAVERAGEPOOL-R3",),
         cases=(fast_case("float"), fast_case("float16"), fast_case("double")),
         witnesses=(fast_case("float", claim="zeros average to +0"),),
         what="sonnx's numpy GlobalAveragePool equals the reference fold divided once, on sum ties and "
@@ -82,6 +82,6 @@ def _mutant(name: str, requirements: tuple[str, ...], targets: tuple[str, ...], 
 
 MUTANTS: tuple[Mutant, ...] = (
     # the first plane all -0 (index 0 of table_of): the reference gives -0, the mutant +0
-    _mutant("globalaveragepool_zero_start", ("GAP-R3",), ("globalaveragepool-fold/float",),
+    _mutant("globalaveragepool_zero_start", ("GLOBALAVERAGEPOOL-R3",), ("globalaveragepool-fold/float",),
             ("globalaveragepool-fold/float", ((0, 0, 0, 1, 1, 1),))),
 )

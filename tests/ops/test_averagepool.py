@@ -5,6 +5,7 @@ largest ULP distance asserted), the validator and run."""
 from __future__ import annotations
 
 import itertools
+import pathlib
 
 import numpy as np
 import onnx
@@ -48,10 +49,10 @@ def ids(e) -> set[str]:
     return {v.requirement for v in e.value.violations}
 
 
-@pytest.mark.req("AVGPOOL-R1", "AVGPOOL-R2", "AVGPOOL-R3")
+@pytest.mark.req("AVERAGEPOOL-R1", "AVERAGEPOOL-R2", "AVERAGEPOOL-R3")
 class TestChecks:
-    @pytest.mark.parametrize("bad,rule", [({"pads": [2, 0, 0, 0]}, "AVGPOOL-R1"), ({"auto_pad": "SAME_UPPER"}, "AVGPOOL-R1"),
-                                          ({"count_include_pad": 2}, "AVGPOOL-R3"), ({"strides": [0, 1]}, "AVGPOOL-R1")])
+    @pytest.mark.parametrize("bad,rule", [({"pads": [2, 0, 0, 0]}, "AVERAGEPOOL-R1"), ({"auto_pad": "SAME_UPPER"}, "AVERAGEPOOL-R1"),
+                                          ({"count_include_pad": 2}, "AVERAGEPOOL-R3"), ({"strides": [0, 1]}, "AVERAGEPOOL-R1")])
     def test_refusals(self, bad, rule):
         [x], attrs = example("float", 22)
         with pytest.raises(ProfileViolation) as e:
@@ -66,7 +67,7 @@ class TestChecks:
             ap.averagepool(x, **attrs, **extra, opset=first)
         with pytest.raises(ProfileViolation) as e:
             ap.averagepool(x.astype(dtypes.numpy_dtype("bfloat16")), **attrs, opset=19)
-        assert ids(e) == {"AVGPOOL-R2"}
+        assert ids(e) == {"AVERAGEPOOL-R2"}
 
     def test_omitted_pads(self):
         [x], attrs = example("float", 22)
@@ -84,7 +85,7 @@ CASES = [
 ]
 
 
-@pytest.mark.req("AVGPOOL-R4")
+@pytest.mark.req("AVERAGEPOOL-R4")
 class TestValues:
     @pytest.mark.parametrize("name", TYPES)
     @pytest.mark.parametrize("case,include", list(itertools.product(range(len(CASES)), (0, 1))))
@@ -132,7 +133,7 @@ class TestValues:
         assert ap.averagepool(x, kernel_shape=[4], strides=[1], pads=[0, 0]).item() == 0.25
 
 
-@pytest.mark.req("AVGPOOL-R4")
+@pytest.mark.req("AVERAGEPOOL-R4")
 @pytest.mark.parametrize("name", ["float", "float16"])
 def test_onnxruntime(name):
     """float32: onnxruntime sums each window in window order in float32: the same bits on every
@@ -152,7 +153,7 @@ def test_onnxruntime(name):
     assert worst <= {"float": 0, "float16": 256}[name], worst
 
 
-@pytest.mark.req("AVGPOOL-R1")
+@pytest.mark.req("AVERAGEPOOL-R1")
 class TestValidate:
     @pytest.mark.parametrize("opset", [1, 7, 10, 11, 19, 22])
     def test_one_node_model_conforms_and_runs(self, opset):
@@ -166,4 +167,30 @@ class TestValidate:
     def test_auto_pad_is_a_finding(self):
         [x], attrs = example("float", 22)
         m = model("float", x.shape, {**attrs, "auto_pad": "SAME_LOWER"}, out_shape=(1, 2, 2, 2))
-        assert "AVGPOOL-R1" in {f.rule for f in sonnx.validate(m).findings}
+        assert "AVERAGEPOOL-R1" in {f.rule for f in sonnx.validate(m).findings}
+
+
+# ---------------------------------------------------------------- PyTorch exports shipped with onnx
+PYTORCH = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "pytorch-converted"
+# the one-node exports (test_AvgPool1d* wrap the node in Unsqueeze/Squeeze, outside the profile)
+TORCH_AVGPOOL = sorted(p.name for p in PYTORCH.glob("test_AvgPool*") if (p / "model.onnx").is_file()
+                              and [n.op_type for n in onnx.load(p / "model.onnx").graph.node] == ["AveragePool"])
+
+
+@pytest.mark.req("AVERAGEPOOL-R1", "AVERAGEPOOL-R4")
+@pytest.mark.parametrize("name", TORCH_AVGPOOL)
+def test_pytorch_exports_shipped_with_onnx(name):
+    """The AveragePool models PyTorch exported for onnx's backend tests: the one-node ones
+    conform and run; their expected outputs (PyTorch's) are within the order bound and, measured,
+    the same bits (PyTorch sums these windows in window order too)."""
+    from onnx import numpy_helper
+    model = onnx.load(PYTORCH / name / "model.onnx")
+    report = sonnx.validate(model)
+    assert report.conforms, [(f.rule, f.message) for f in report.findings]
+    data = PYTORCH / name / "test_data_set_0"
+    x = numpy_helper.to_array(onnx.load_tensor(str(data / "input_0.pb")))
+    want = numpy_helper.to_array(onnx.load_tensor(str(data / "output_0.pb")))
+    got = sonnx.run(model, {model.graph.input[0].name: x})[model.graph.output[0].name]
+    kw = {a.name: helper.get_attribute_value(a) for a in model.graph.node[0].attribute}
+    assert ap.order_bound_comparison(want, [x], kw) == ""
+    assert pool.ulp_distance(want, got) == 0

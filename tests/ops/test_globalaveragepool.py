@@ -44,16 +44,16 @@ def model(elem: str, shape, opset: int = 22, out_shape=None, **attrs) -> onnx.Mo
     return m
 
 
-@pytest.mark.req("GAP-R1", "GAP-R2")
+@pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
 class TestChecks:
     def test_rank_at_least_three(self):
         with pytest.raises(ProfileViolation) as e:
             gap.globalaveragepool(np.zeros((2, 3), np.float32))
-        assert {v.requirement for v in e.value.violations} == {"GAP-R1"}
+        assert {v.requirement for v in e.value.violations} == {"GLOBALAVERAGEPOOL-R1"}
 
     def test_attribute_refused(self):
         assert [v.requirement for v in gap.constraints(TensorSig((1, 1, 2), "float"), opset=22,
-                                                       attrs={"axis": 1})] == ["GAP-R1"]
+                                                       attrs={"axis": 1})] == ["GLOBALAVERAGEPOOL-R1"]
 
     @pytest.mark.parametrize("opset,name,ok", [(1, "float", True), (1, "bfloat16", False), (22, "bfloat16", True),
                                                (22, "int32", False)])
@@ -64,10 +64,10 @@ class TestChecks:
         else:
             with pytest.raises(ProfileViolation) as e:
                 gap.globalaveragepool(x, opset=opset)
-            assert "GAP-R2" in {v.requirement for v in e.value.violations}
+            assert "GLOBALAVERAGEPOOL-R2" in {v.requirement for v in e.value.violations}
 
 
-@pytest.mark.req("GAP-R3")
+@pytest.mark.req("GLOBALAVERAGEPOOL-R3")
 class TestValues:
     @pytest.mark.parametrize("name", TYPES)
     @pytest.mark.parametrize("shape", [(2, 3, 5, 7), (1, 2, 9), (1, 2, 3, 3, 3), (2, 1, 1, 1)])
@@ -111,10 +111,10 @@ class TestValues:
 ORT_SHAPES = [(2, 3, 5, 7), (1, 4, 3, 3, 3), (2, 2, 50, 60), (1, 3, 17)]
 
 
-@pytest.mark.req("GAP-R3")
+@pytest.mark.req("GLOBALAVERAGEPOOL-R3")
 @pytest.mark.parametrize("name,opset", [("float", 22), ("float16", 22)])      # onnxruntime has no double kernel
 def test_onnxruntime_within_the_order_bound(name, opset):
-    """onnxruntime sums in another order (Eigen's): not our bits, but within GAP-R3's bound for
+    """onnxruntime sums in another order (Eigen's): not our bits, but within GLOBALAVERAGEPOOL-R3's bound for
     any order. The largest ULP distance measured with onnxruntime 1.23.2 (float: 30, float16: 58,
     on planes of up to 3,000 elements whose average is near 0) is held under a ceiling."""
     worst = 0
@@ -132,7 +132,7 @@ def test_onnxruntime_within_the_order_bound(name, opset):
     assert worst <= {"float": 64, "float16": 128}[name], worst
 
 
-@pytest.mark.req("GAP-R1")
+@pytest.mark.req("GLOBALAVERAGEPOOL-R1")
 class TestValidate:
     @pytest.mark.parametrize("opset", [1, 22])
     def test_one_node_model_conforms_and_runs(self, opset):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pathlib
 
 import numpy as np
 import onnx
@@ -428,3 +429,27 @@ class TestValidate:
         m = model("float", x.shape, attrs, out_shape=(1, 1, 2))
         [node] = compare(m, {"x": x}).nodes
         assert node.status == "outside", (node.status, node.detail)
+
+
+# ---------------------------------------------------------------- PyTorch exports shipped with onnx
+PYTORCH = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "pytorch-converted"
+# the one-node exports (test_AvgPool1d* wrap the node in Unsqueeze/Squeeze, outside the profile)
+TORCH_MAXPOOL = sorted(p.name for p in PYTORCH.glob("test_MaxPool*") if (p / "model.onnx").is_file()
+                              and [n.op_type for n in onnx.load(p / "model.onnx").graph.node] == ["MaxPool"])
+
+
+@pytest.mark.req("MAXPOOL-R1", "MAXPOOL-R4")
+@pytest.mark.parametrize("name", TORCH_MAXPOOL)
+def test_pytorch_exports_shipped_with_onnx(name):
+    """The MaxPool models PyTorch exported for onnx's backend tests (1-D to 3-D, strides,
+    padding, dilation): those whose only node is MaxPool conform, and sonnx.run gives the
+    expected output the test data set holds, bit for bit."""
+    from onnx import numpy_helper
+    model = onnx.load(PYTORCH / name / "model.onnx")
+    report = sonnx.validate(model)
+    assert report.conforms, [(f.rule, f.message) for f in report.findings]
+    data = PYTORCH / name / "test_data_set_0"
+    x = numpy_helper.to_array(onnx.load_tensor(str(data / "input_0.pb")))
+    want = numpy_helper.to_array(onnx.load_tensor(str(data / "output_0.pb")))
+    got = sonnx.run(model, {model.graph.input[0].name: x})[model.graph.output[0].name]
+    assert_bits(got, want)

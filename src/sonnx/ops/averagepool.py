@@ -7,8 +7,8 @@ the kernel offsets), starting at the first input element (padding adds nothing),
 rounded to nearest even in T; then one division by T(count), rounded in T, where count is the
 window's input elements (count_include_pad 0) or its taps inside the input and the explicit pads
 (count_include_pad 1). Exact and fast modes are the same bits.
-Checks: AVGPOOL-R1 (the window attributes, as MaxPool's), AVGPOOL-R2 (dense, type set),
-AVGPOOL-R3 (count_include_pad 0 or 1). Requirements: src/sonnx/ops/averagepool.toml.
+Checks: AVERAGEPOOL-R1 (the window attributes, as MaxPool's), AVERAGEPOOL-R2 (dense, type set),
+AVERAGEPOOL-R3 (count_include_pad 0 or 1). Requirements: src/sonnx/ops/averagepool.toml.
 Tests: tests/ops/test_averagepool.py.
 """
 from __future__ import annotations
@@ -25,24 +25,24 @@ from .registry import Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "AveragePool"
-PREFIX = "AVGPOOL"
+PREFIX = "AVERAGEPOOL"
 LATEST = 22
 TYPE_SETS = {1: dtypes.IEEE_FLOATS, 7: dtypes.IEEE_FLOATS, 10: dtypes.IEEE_FLOATS, 11: dtypes.IEEE_FLOATS,
              19: dtypes.IEEE_FLOATS, 22: dtypes.IEEE_FLOATS | {"bfloat16"}}
 CEIL_FROM, DILATIONS_FROM, COUNT_FROM = 10, 19, 7
-RULES = pool.Rules(window="AVGPOOL-R1", options="AVGPOOL-R3")
+RULES = pool.Rules(window="AVERAGEPOOL-R1", options="AVERAGEPOOL-R3")
 KERNEL_ATTRIBUTES = {name: name for name in ("kernel_shape", "strides", "pads", "dilations", "ceil_mode",
                                              "count_include_pad", "auto_pad")}
 
 
-# req: AVGPOOL-R1, AVGPOOL-R2, AVGPOOL-R3
+# req: AVERAGEPOOL-R1, AVERAGEPOOL-R2, AVERAGEPOOL-R3
 def constraints(x: TensorSig, *, opset: int, attrs: dict) -> tuple[list[Violation], pool.Geometry | None]:
-    """Every violation of AVGPOOL-R1 to R3 of an AveragePool node, and the geometry when none."""
-    version, refused = kernel.version_in_force(OP, opset, "AVGPOOL-R2")
+    """Every violation of AVERAGEPOOL-R1 to R3 of an AveragePool node, and the geometry when none."""
+    version, refused = kernel.version_in_force(OP, opset, "AVERAGEPOOL-R2")
     if version is None:
         return refused, None
     node = f"{OP}-{version}"
-    found = dense_and_typed(OP, version, [("'X'", x)], dense_rule="AVGPOOL-R2", type_rule="AVGPOOL-R2",
+    found = dense_and_typed(OP, version, [("'X'", x)], dense_rule="AVERAGEPOOL-R2", type_rule="AVERAGEPOOL-R2",
                             hint=lambda e: ("; bfloat16 needs AveragePool-22: import opset 22 or later"
                                             if e == "bfloat16" else "; the profile defines no other element type"))
     window, geometry = pool.window_violations(node, None if x.sparse else x.shape, attrs, RULES,
@@ -51,9 +51,9 @@ def constraints(x: TensorSig, *, opset: int, attrs: dict) -> tuple[list[Violatio
     include = attrs.get("count_include_pad")
     if include is not None:
         if version < COUNT_FROM:
-            found.append(Violation("AVGPOOL-R3", f"{node} has no count_include_pad attribute; import opset 7 or later"))
+            found.append(Violation("AVERAGEPOOL-R3", f"{node} has no count_include_pad attribute; import opset 7 or later"))
         elif isinstance(include, bool) or not isinstance(include, (int, np.integer)) or int(include) not in (0, 1):
-            found.append(Violation("AVGPOOL-R3", f"{node} has count_include_pad={include!r}; it must be 0 or 1"))
+            found.append(Violation("AVERAGEPOOL-R3", f"{node} has count_include_pad={include!r}; it must be 0 or 1"))
     return found, (geometry if not found else None)
 
 
@@ -90,10 +90,10 @@ def _unravel(shape: tuple[int, ...], flat: int) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
-# req: AVGPOOL-R1, AVGPOOL-R2, AVGPOOL-R4
+# req: AVERAGEPOOL-R1, AVERAGEPOOL-R2, AVERAGEPOOL-R4
 @icontract.require(lambda x, kernel_shape, strides, pads, dilations, ceil_mode, count_include_pad:
                    not _violations(x, kernel_shape, strides, pads, dilations, ceil_mode, count_include_pad),
-                   "AVGPOOL-R1, AVGPOOL-R2, AVGPOOL-R3, PROF-R2", error=_refusal, enabled=FULL_CONTRACTS)
+                   "AVERAGEPOOL-R1, AVERAGEPOOL-R2, AVERAGEPOOL-R3, PROF-R2", error=_refusal, enabled=FULL_CONTRACTS)
 @icontract.require(lambda x: kernel.well_formed(x), enabled=FULL_CONTRACTS)
 @icontract.ensure(lambda x, result: result.dtype == x.dtype and result.shape[:2] == x.shape[:2]
                   and len(result.data) == size(result.shape))
@@ -137,7 +137,7 @@ def _typed_int(value, what):
     return int(value)
 
 
-# req: AVGPOOL-R1, AVGPOOL-R2, AVGPOOL-R3
+# req: AVERAGEPOOL-R1, AVERAGEPOOL-R2, AVERAGEPOOL-R3
 def check(x, kernel_shape, strides, pads, dilations, ceil_mode, count_include_pad, auto_pad, opset=LATEST):
     """Every check of the kernel's arguments (TypeError or ProfileViolation); (geometry, include)."""
     attrs = {"kernel_shape": _typed_ints(kernel_shape, "kernel_shape"), "strides": _typed_ints(strides, "strides"),
@@ -161,20 +161,20 @@ def _key(value):
     return tuple(value) if isinstance(value, list) else value
 
 
-# req: AVGPOOL-R4
+# req: AVERAGEPOOL-R4
 @kernel.entry
 def averagepool(x: np.ndarray, *, kernel_shape, strides, pads, dilations=None, ceil_mode=None,
                 count_include_pad=None, auto_pad=None, opset: int = LATEST) -> np.ndarray:
     """ONNX AveragePool of an (N, C, d1, ..., dn) array: each element the sum of its window's
     input elements in window order (each addition rounded in T, no start value) divided once by
-    T(count), rounded in T (AVGPOOL-R4). kernel_shape, strides and pads have no default;
+    T(count), rounded in T (AVERAGEPOOL-R4). kernel_shape, strides and pads have no default;
     dilations, ceil_mode and count_include_pad may be omitted (all 1, 0, 0)."""
     g, include = kernel.checked(_accepted, check, x, _key(kernel_shape), _key(strides), _key(pads),
                                 _key(dilations), ceil_mode, count_include_pad, auto_pad, opset)
     return pool.average(x, g, include)
 
 
-# req: AVGPOOL-R4
+# req: AVERAGEPOOL-R4
 def bind(x: np.ndarray, *, kernel_shape, strides, pads, dilations=None, ceil_mode=None, count_include_pad=None,
          auto_pad=None, opset: int = LATEST):
     """``averagepool`` checked once now for arrays like ``x``: a function of the array alone."""
@@ -190,7 +190,7 @@ def result_shape(shapes, keywords) -> tuple[int, ...]:
 
 def order_bound_comparison(y, args, keywords, progress=None) -> str:
     """run --compare: onnxruntime sums in its own order; its result must lie within
-    pool.outside_order_bound of the average (AVGPOOL-R4's stated bound for another order)."""
+    pool.outside_order_bound of the average (AVERAGEPOOL-R4's stated bound for another order)."""
     import ml_dtypes
     x = args[0]
     kw = {k: v for k, v in keywords.items() if k != "opset"}

@@ -5,7 +5,7 @@ A pooling operator (ops/pool.py holds the shared fold and division). The result 
 for bit: the sum of the plane's elements in ascending row-major order of the spatial positions,
 starting at the first element (no start value added), each addition rounded to nearest even in
 T; then one division by T(count), rounded in T. Exact and fast modes are the same bits.
-Checks: GAP-R1 (rank >= 3, no attribute), GAP-R2 (dense, the version's type set).
+Checks: GLOBALAVERAGEPOOL-R1 (rank >= 3, no attribute), GLOBALAVERAGEPOOL-R2 (dense, the version's type set).
 Requirements: src/sonnx/ops/globalaveragepool.toml. Proof: proofs/globalaveragepool.mlw.
 Tests: tests/ops/test_globalaveragepool.py.
 """
@@ -23,24 +23,24 @@ from .registry import Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "GlobalAveragePool"
-PREFIX = "GAP"
+PREFIX = "GLOBALAVERAGEPOOL"
 LATEST = 22
 TYPE_SETS = {1: dtypes.IEEE_FLOATS, 22: dtypes.IEEE_FLOATS | {"bfloat16"}}
 
 
-# req: GAP-R1, GAP-R2
+# req: GLOBALAVERAGEPOOL-R1, GLOBALAVERAGEPOOL-R2
 def constraints(x: TensorSig, *, opset: int, attrs: dict | None = None) -> list[Violation]:
-    """Every violation of GAP-R1 and R2 of a GlobalAveragePool node with input ``x``."""
-    version, refused = kernel.version_in_force(OP, opset, "GAP-R2")
+    """Every violation of GLOBALAVERAGEPOOL-R1 and R2 of a GlobalAveragePool node with input ``x``."""
+    version, refused = kernel.version_in_force(OP, opset, "GLOBALAVERAGEPOOL-R2")
     if version is None:
         return refused
-    found = dense_and_typed(OP, version, [("'X'", x)], dense_rule="GAP-R2", type_rule="GAP-R2",
+    found = dense_and_typed(OP, version, [("'X'", x)], dense_rule="GLOBALAVERAGEPOOL-R2", type_rule="GLOBALAVERAGEPOOL-R2",
                             hint=lambda e: ("; bfloat16 needs GlobalAveragePool-22: import opset 22 or later"
                                             if e == "bfloat16" else "; the profile defines no other element type"))
     for name in sorted(attrs or {}):
-        found.append(Violation("GAP-R1", f"{OP}-{version} has the attribute {name}; it takes none: remove it"))
+        found.append(Violation("GLOBALAVERAGEPOOL-R1", f"{OP}-{version} has the attribute {name}; it takes none: remove it"))
     if not x.sparse and x.shape is not None and len(x.shape) < 3:
-        found.append(Violation("GAP-R1", f"{OP}-{version} input has rank {len(x.shape)}; it must be "
+        found.append(Violation("GLOBALAVERAGEPOOL-R1", f"{OP}-{version} input has rank {len(x.shape)}; it must be "
                                          "(N, C, d1, ..., dn), rank 3 or more"))
     return found
 
@@ -71,8 +71,8 @@ def _plane_average(x: TensorValue, nc: int) -> float:
     return pool.reference_average(x.data[nc * per:(nc + 1) * per], per, lambda v: floats.round_to(x.dtype, v))
 
 
-# req: GAP-R1, GAP-R2, GAP-R3
-@icontract.require(lambda x: not _violations(x), "GAP-R1, GAP-R2, PROF-R2", error=_refusal, enabled=FULL_CONTRACTS)
+# req: GLOBALAVERAGEPOOL-R1, GLOBALAVERAGEPOOL-R2, GLOBALAVERAGEPOOL-R3
+@icontract.require(lambda x: not _violations(x), "GLOBALAVERAGEPOOL-R1, GLOBALAVERAGEPOOL-R2, PROF-R2", error=_refusal, enabled=FULL_CONTRACTS)
 @icontract.require(lambda x: kernel.well_formed(x), enabled=FULL_CONTRACTS)
 @icontract.ensure(lambda x, result: result.dtype == x.dtype and result.shape == x.shape[:2] + (1,) * (len(x.shape) - 2)
                   and len(result.data) == x.shape[0] * x.shape[1])
@@ -88,7 +88,7 @@ def globalaveragepool_reference(x: TensorValue) -> TensorValue:
 _accepted = kernel.AcceptedCalls()
 
 
-# req: GAP-R1, GAP-R2
+# req: GLOBALAVERAGEPOOL-R1, GLOBALAVERAGEPOOL-R2
 def check(x: object, opset: object = LATEST) -> tuple[int, ...]:
     """Every check of the kernel's arguments (TypeError or ProfileViolation); X's shape."""
     version, sigs = kernel.arguments("globalaveragepool", opset, [("X", x)])
@@ -96,7 +96,7 @@ def check(x: object, opset: object = LATEST) -> tuple[int, ...]:
     return sigs[0][1].shape
 
 
-# req: GAP-R3
+# req: GLOBALAVERAGEPOOL-R3
 def _apply(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """The fold over the spatial positions in ascending row-major order, vectorised over the
     (n, c) planes, then pool.divide_once."""
@@ -110,7 +110,7 @@ def _apply(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return pool.divide_once(acc, count).reshape(shape[:2] + (1,) * (len(shape) - 2))
 
 
-# req: GAP-R3
+# req: GLOBALAVERAGEPOOL-R3
 @kernel.entry
 def globalaveragepool(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     """ONNX GlobalAveragePool of an (N, C, d1, ..., dn) array: Y of shape (N, C, 1, ..., 1), each
@@ -120,7 +120,7 @@ def globalaveragepool(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
     return _apply(x, kernel.checked(_accepted, check, x, opset))
 
 
-# req: GAP-R3
+# req: GLOBALAVERAGEPOOL-R3
 def bind(x: np.ndarray, *, opset: int = LATEST):
     """``globalaveragepool`` checked once now for arrays like ``x``: a function of the array."""
     shape = check(x, opset)
@@ -134,7 +134,7 @@ def result_shape(shapes, keywords) -> tuple[int, ...]:
 
 def order_bound_comparison(y, args, keywords, progress=None) -> str:
     """run --compare: onnxruntime sums in its own order; its result must lie within
-    pool.outside_order_bound of the average (GAP-R3's stated bound for another order)."""
+    pool.outside_order_bound of the average (GLOBALAVERAGEPOOL-R3's stated bound for another order)."""
     x = args[0]
     import ml_dtypes
     info = ml_dtypes.finfo(x.dtype)

@@ -1,5 +1,5 @@
 """GlobalAveragePool's fold started at +0 (a start value added before the first element), as a
-runtime's `sum = 0; for x: sum += x` does: a plane of -0 then sums to +0; GAP-R3 says -0."""
+runtime's `sum = 0; for x: sum += x` does: a plane of -0 then sums to +0; GLOBALAVERAGEPOOL-R3 says -0."""
 import numpy as np
 
 from sonnx.ops import pool
