@@ -30,7 +30,7 @@ LATEST = 22
 TYPE_SETS = {1: dtypes.IEEE_FLOATS, 7: dtypes.IEEE_FLOATS, 10: dtypes.IEEE_FLOATS, 11: dtypes.IEEE_FLOATS,
              19: dtypes.IEEE_FLOATS, 22: dtypes.IEEE_FLOATS | {"bfloat16"}}
 CEIL_FROM, DILATIONS_FROM, COUNT_FROM = 10, 19, 7
-RULES = pool.Rules(window="AVERAGEPOOL-R1", options="AVERAGEPOOL-R3")
+RULES = pool.Rules(window="AVERAGEPOOL-R1")
 KERNEL_ATTRIBUTES = {name: name for name in ("kernel_shape", "strides", "pads", "dilations", "ceil_mode",
                                              "count_include_pad", "auto_pad")}
 

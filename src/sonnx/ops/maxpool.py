@@ -48,7 +48,7 @@ TYPE_SETS = {
 }
 DILATIONS_FROM = 10      # MaxPool-10 adds dilations and ceil_mode
 STORAGE_ORDER_FROM = 8
-RULES = pool.Rules(window="MAXPOOL-R1", options="MAXPOOL-R3")
+RULES = pool.Rules(window="MAXPOOL-R1")
 
 # ONNX attribute -> keyword of the numpy kernel
 KERNEL_ATTRIBUTES = {name: name for name in ("kernel_shape", "strides", "pads", "dilations", "ceil_mode",

@@ -102,7 +102,6 @@ def auto_pad_text(value: object) -> str | None:
 class Rules:
     """The requirement IDs one operator states the shared checks under."""
     window: str          # kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, geometry
-    options: str         # the other attributes (storage_order, count_include_pad, ...)
 
 
 # req: @attributes
