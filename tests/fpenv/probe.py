@@ -164,6 +164,21 @@ def paths(plant_fault_c: bool):
         out[f"sonnx.squeeze {t}"] = lambda a=a: sonnx.squeeze(a.reshape(1, -1), np.array([0]))
         out[f"sonnx.unsqueeze {t}"] = lambda a=a: sonnx.unsqueeze(a, np.array([0]))
         out[f"c_kernels.matmul {t}"] = lambda x=ga, y=gb: ck.matmul(x, y)
+        # the pooling kernels: a (1, 2, 130) input of sub/2, sub and probes()'s pairs; MaxPool's
+        # window (sub/2, sub) gives sub only when DAZ is off; the averages' sums and quotients
+        # change under every directed mode and under FTZ/DAZ (subnormal sums)
+        sub = dt(float(np.finfo(dt).tiny) / 2**10)
+        px = np.concatenate([[sub / 2, sub], a, [sub / 2, sub], b]).astype(dt).reshape(1, 2, 130)
+        # MaxPool: with a NaN in the input it folds the taps with float comparisons (DAZ changes
+        # them); NaN-free data goes through integer keys, which no mode changes
+        mx = px.copy()
+        mx[0, 1, -1] = np.nan
+        out[f"sonnx.maxpool {t}"] = lambda x=mx: sonnx.maxpool(x, kernel_shape=[2], strides=[1], pads=[0, 1])
+        out[f"sonnx.averagepool {t}"] = lambda x=px: sonnx.averagepool(x, kernel_shape=[3], strides=[1], pads=[1, 1],
+                                                                       count_include_pad=1)
+        # GlobalAveragePool: 33 planes of 4, the first of subnormals (its average is subnormal)
+        gx = np.concatenate([[sub, sub, sub, sub / 2], a]).astype(dt).reshape(1, 33, 4)
+        out[f"sonnx.globalaveragepool {t}"] = lambda x=gx: sonnx.globalaveragepool(x)
         m, x = model(dt)
         out[f"sonnx.run {t}"] = lambda m=m, x=x: np.stack(list(sonnx.run(m, {"X": x}).values()))
         ev = ReferenceEvaluator(m, new_ops=sonnx.onnx_reference.new_ops())

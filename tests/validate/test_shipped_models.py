@@ -13,7 +13,10 @@ from sonnx.validate.walker import iter_graphs
 
 DATA = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data"
 MODELS = sorted(DATA.glob("light/*.onnx")) + sorted(DATA.glob("pytorch-converted/*/model.onnx"))
-CONFORMING = {"test_ReLU"}
+CONFORMING = {"test_ReLU", "test_AvgPool2d", "test_AvgPool2d_stride", "test_AvgPool3d", "test_AvgPool3d_stride",
+              "test_AvgPool3d_stride1_pad0_gpu_input", "test_MaxPool1d", "test_MaxPool1d_stride",
+              "test_MaxPool1d_stride_padding_dilation", "test_MaxPool2d", "test_MaxPool2d_stride_padding_dilation",
+              "test_MaxPool3d", "test_MaxPool3d_stride", "test_MaxPool3d_stride_padding"}
 
 
 def _names(model: onnx.ModelProto) -> tuple[set, set]:

@@ -31,6 +31,9 @@ STEMS = (
     "flatten",
     "squeeze",
     "unsqueeze",
+    "maxpool",
+    "globalaveragepool",
+    "averagepool",
 )
 
 
@@ -111,6 +114,9 @@ class Operator:
     constant_inputs: Mapping[str, str] = field(default_factory=dict)
     # the shared WhyML theories its proofs use (proofs/tensor.mlw, ...), read by the trace
     theories: tuple[str, ...] = ()
+    # the check of how many outputs a node names: (outputs named, opset) -> the operator's
+    # violations; None: every output onnx's schema has is defined (the ONNX checker counts them)
+    outputs: Callable[[int, int], list[Violation]] | None = None
 
     @property
     def stem(self) -> str:

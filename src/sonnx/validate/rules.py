@@ -13,12 +13,15 @@ from ..ops.signature import NotConstant, TensorSig
 _INT, _FLOAT, _INTS = onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.INTS
 _T = onnx.TensorProto
 _INTEGER_TYPES = frozenset({_T.INT8, _T.INT16, _T.INT32, _T.INT64, _T.UINT8, _T.UINT16, _T.UINT32, _T.UINT64})
+_STRING = onnx.AttributeProto.STRING
 
 
-def attributes(node: onnx.NodeProto) -> dict[str, int | float | tuple[int, ...]]:
-    """The node's INT, FLOAT and INTS attributes (the only kinds the profile's operators have;
-    INTS: the legacy consumed_inputs of version 1 of some, which their own rules refuse)."""
-    out: dict[str, int | float | tuple[int, ...]] = {}
+def attributes(node: onnx.NodeProto) -> dict[str, int | float | str | tuple[int, ...]]:
+    """The node's INT, FLOAT, INTS and STRING attributes (the kinds the profile's operators
+    have; INTS: window shapes, and the legacy consumed_inputs of version 1 of some, which their
+    own rules refuse; STRING: a mode such as auto_pad, decoded as UTF-8, undecodable bytes kept
+    as bytes for the operator's rule to refuse)."""
+    out: dict[str, int | float | str | bytes | tuple[int, ...]] = {}
     for a in node.attribute:
         if a.type == _INT:
             out[a.name] = a.i
@@ -26,6 +29,11 @@ def attributes(node: onnx.NodeProto) -> dict[str, int | float | tuple[int, ...]]
             out[a.name] = a.f
         elif a.type == _INTS:
             out[a.name] = tuple(a.ints)
+        elif a.type == _STRING:
+            try:
+                out[a.name] = a.s.decode("utf-8")
+            except UnicodeDecodeError:
+                out[a.name] = a.s
     return out
 
 

@@ -223,6 +223,11 @@ class Walker:
             if vs is None:
                 vs = memo[key] = self._op_violations(op, entries, attrs, opset)
                 self._keep.append(entries)  # keeps the ids in the key valid
+            # how many outputs the node names, for an operator that defines fewer than onnx's
+            # schema has (the record's ``outputs`` check); not memoized: one count per node
+            count_rule = profile_ops[op].outputs
+            if count_rule is not None:
+                vs = vs + count_rule(sum(1 for name in node.output if name), opset or 0)
             ctx = None
             if vs:
                 ctx = self._ctx(path, index, node, opset)
