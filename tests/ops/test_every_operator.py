@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import defs, helper
+from onnx import defs, helper, numpy_helper
 
 import sonnx
 from sonnx import dtypes, profile
@@ -151,7 +151,10 @@ def test_the_kernel_accepts_exactly_the_types_of_onnx_schema(op, version):
     some = sorted(op.type_sets[version] & dtypes.NUMERIC_TYPES)[0]
     for name in HELD:
         inputs, attributes = example(op, name if name in allowed else some, version)
-        inputs = [None if x is None else x.astype(dtypes.numpy_dtype(name)) for x in inputs]
+        # the type constraint is the data's: a constant input (constant_inputs: axes, a shape)
+        # has its own type in the schema and keeps it
+        inputs = [x if x is None or formal in op.constant_inputs else x.astype(dtypes.numpy_dtype(name))
+                  for x, formal in zip(inputs, op.inputs)]
         if name in allowed:
             out = call(op, inputs, attributes, version)
             assert dtypes.name_of(out.dtype) == name, (name, out.dtype)
@@ -252,10 +255,13 @@ def node_model(op: Operator, inputs: list, attributes: dict, version: int, out: 
     while names and names[-1] == "":
         names.pop()
     node = helper.make_node(op.name, names, ["y"], **attributes, **(extra or {}))
+    # an input the record says must be a constant (constant_inputs) is an initializer, no graph input
+    constant = {n for n, formal in zip(names, op.inputs) if n and formal in op.constant_inputs}
     declared = [helper.make_tensor_value_info(n, _elem(x.dtype), x.shape)
-                for n, x in zip(names, inputs) if n]
+                for n, x in zip(names, inputs) if n and n not in constant]
+    stored = [numpy_helper.from_array(x, n) for n, x in zip(names, inputs) if n in constant]
     result = helper.make_tensor_value_info("y", _elem(out.dtype), out.shape)
-    graph = helper.make_graph([node], "one", declared, [result])
+    graph = helper.make_graph([node], "one", declared, [result], stored)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)])
 
 
@@ -264,8 +270,11 @@ def _elem(dt: np.dtype) -> int:
     return getattr(onnx.TensorProto, name.upper())
 
 
-def feeds(inputs: list) -> dict[str, np.ndarray]:
-    return {f"x{i}": x for i, x in enumerate(inputs) if x is not None}
+def feeds(inputs: list, op: Operator | None = None) -> dict[str, np.ndarray]:
+    """The graph inputs of node_model's model: every input but those stored as initializers."""
+    constant = op.constant_inputs if op is not None else {}
+    return {f"x{i}": x for i, x in enumerate(inputs)
+            if x is not None and not (op is not None and op.inputs[i] in constant)}
 
 
 @pytest.mark.req("@operators")
@@ -280,7 +289,7 @@ def test_one_node_model_passes_every_layer_with_the_kernels_bits(op, version, na
     rewritten, record = conform(model, check=False)
     assert record["rewrites"] == [] and record["findings"] == []
     assert rewritten.SerializeToString() == model.SerializeToString()
-    assert_same_bits(sonnx.run(model, feeds(inputs))["y"], expected)
+    assert_same_bits(sonnx.run(model, feeds(inputs, op))["y"], expected)
 
 
 @pytest.mark.req("@typed")

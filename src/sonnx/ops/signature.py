@@ -22,6 +22,14 @@ class TensorSig:
     sparse: bool = False
 
 
+
+@dataclass(frozen=True)
+class NotConstant:
+    """The value the validator passes for an operator's constant input (Operator.constant_inputs)
+    that has no constant value in the model: ``why`` says what it is instead."""
+    why: str
+
+
 # req: @same-shape, @no-broadcast
 def static_shape(t: TensorSig) -> bool:
     """A dense tensor whose every dimension is an integer (what shapes can be compared on)."""

@@ -67,11 +67,30 @@ def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, op
     op = operator(op_type)
     names = op.kernel_attributes
     kwargs = {names[k]: v for k, v in attrs.items() if k in names}
+    args, constants = _split_constants(op, list(args), args)
+    kwargs.update(constants)
     if _takes_mode(op_type):
         kwargs["mode"] = mode
     if opset is not None:
         kwargs["opset"] = opset
     return op.kernel(*args, **kwargs)
+
+
+def _split_constants(op, items: list, values: list) -> tuple[list, dict]:
+    """``items`` (a node's operands, in input order) without its constant inputs
+    (Operator.constant_inputs), and those inputs' ``values`` (the initializers' arrays) as the
+    kernel's keywords: the plan then checks the node with the real values, not placeholders.
+    The validator has checked that each is a constant."""
+    if not op.constant_inputs:
+        return items, {}
+    kept, keywords = [], {}
+    for k, item in enumerate(items):
+        formal = op.inputs[k] if k < len(op.inputs) else None
+        if formal in op.constant_inputs and values[k] is not None:
+            keywords[op.constant_inputs[formal]] = values[k]
+        else:
+            kept.append(item)
+    return kept, keywords
 
 
 def attributes(node) -> dict:
@@ -166,7 +185,9 @@ def plan(loaded: Loaded, mode: str) -> list[Step]:
         kwargs = {names[k]: v for k, v in attributes(node).items() if k in names}
         if _takes_mode(node.op_type):
             kwargs["mode"] = mode
-        inputs = tuple(name for name in node.input if name)
+        inputs, constants = _split_constants(op, list(node.input), [loaded.constants.get(n) for n in node.input])
+        inputs = tuple(name for name in inputs if name)
+        kwargs.update(constants)
         args = [like[name] for name in inputs]
         try:
             kernel = op.bind(*args, **kwargs, opset=loaded.opset)

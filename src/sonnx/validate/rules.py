@@ -4,12 +4,15 @@ attributes. No rule is decided here (see sonnx/ops/<op>.py and sonnx.profile).""
 from __future__ import annotations
 
 import onnx
+from onnx import numpy_helper
 
 from ..errors import Violation
 from ..ops.registry import operators
-from ..ops.signature import TensorSig
+from ..ops.signature import NotConstant, TensorSig
 
 _INT, _FLOAT, _INTS = onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.INTS
+_T = onnx.TensorProto
+_INTEGER_TYPES = frozenset({_T.INT8, _T.INT16, _T.INT32, _T.INT64, _T.UINT8, _T.UINT16, _T.UINT32, _T.UINT64})
 
 
 def attributes(node: onnx.NodeProto) -> dict[str, int | float | tuple[int, ...]]:
@@ -24,6 +27,34 @@ def attributes(node: onnx.NodeProto) -> dict[str, int | float | tuple[int, ...]]
         elif a.type == _INTS:
             out[a.name] = tuple(a.ints)
     return out
+
+
+class Constants:
+    """The values of one graph's constant inputs, for the operators whose record names inputs
+    that must be constants (Operator.constant_inputs); built on first use."""
+
+    def __init__(self, graph: onnx.GraphProto) -> None:
+        self._graph = graph
+        self._inits: dict[str, onnx.TensorProto] | None = None
+        self._inputs: set[str] = set()
+
+    def value(self, name: str) -> tuple[int, ...] | NotConstant:
+        """The integers held by initializer ``name``, or NotConstant saying why there are none."""
+        if self._inits is None:
+            self._inits = {t.name: t for t in self._graph.initializer}
+            self._inputs = {vi.name for vi in self._graph.input}
+        if name in self._inputs:
+            return NotConstant(f"graph input '{name}' (a value the caller may replace at run time)")
+        t = self._inits.get(name)
+        if t is None:
+            return NotConstant(f"'{name}', computed by a node or defined outside this graph")
+        if t.data_type not in _INTEGER_TYPES:
+            return NotConstant(f"initializer '{name}' of element type "
+                               f"{onnx.helper.tensor_dtype_to_np_dtype(t.data_type)}, not integers")
+        try:
+            return tuple(int(v) for v in numpy_helper.to_array(t).ravel())
+        except Exception as exc:     # external data not found, malformed raw data
+            return NotConstant(f"initializer '{name}', whose data cannot be read ({exc})")
 
 
 class OperatorRules:

@@ -183,6 +183,7 @@ class Walker:
         memo = self._memo
         ok_ids = self._ok_ids
         lookup = scope.lookup
+        constants = None
         for index, node in enumerate(g.node):
             op = node.op_type
             if not (known and opset is not None and op in profile_ops
@@ -203,6 +204,16 @@ class Walker:
                 akey = tuple(sorted(attrs.items()))
             else:
                 attrs, akey = {}, ()
+            const_inputs = profile_ops[op].constant_inputs
+            if const_inputs:
+                # an input whose value decides the result's shape: its constant value goes to
+                # the constraint function with the attributes (Operator.constant_inputs)
+                if constants is None:
+                    constants = rules.Constants(g)
+                for name, formal in zip(node.input, profile_ops[op].inputs):
+                    if name and formal in const_inputs:
+                        attrs["input:" + formal] = constants.value(name)
+                akey = tuple(sorted(attrs.items()))
             key = (op, opset, tuple(map(id, entries)), akey)
             vs = memo.get(key)
             if vs is None:
