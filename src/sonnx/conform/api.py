@@ -73,7 +73,7 @@ def _why(f, blockers: list[Blocker], model: onnx.ModelProto, types: dict) -> str
                 "conform repairs no such fault: fix it at the source")
     if f.rule == "PROF-R1":
         return (f"{op} is not in the profile and no rewrite can remove it: conform only turns "
-                "Constant nodes into initializers (an operator such as Conv, Expand, Reshape or "
+                "Constant nodes into initializers (an operator such as Conv, Expand, Gather or "
                 "Cast computes something the profile's operators do not, or is itself the "
                 "broadcast or cast the profile refuses); the profile cannot express it yet, so a "
                 "model that needs it stays outside the profile")
