@@ -11,7 +11,8 @@ import onnx
 from ..ops.registry import operators
 from . import bitcheck
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
-                      inferred_types, materialise_broadcasts, pin_dims, symbolic_names, tidy_declarations)
+                      inferred_types, materialise_broadcasts, node_rewrites, pin_dims, symbolic_names,
+                      tidy_declarations)
 
 SCHEMA = "sonnx-conform-report/1"
 
@@ -156,6 +157,7 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     model.CopyFrom(pinned)
     say("rewriting")
     constants_to_initializers(model, log)
+    node_rewrites(model, log)
     materialise_broadcasts(model, log)
     tidy_declarations(model, log)
     say("validating the rewritten model")
