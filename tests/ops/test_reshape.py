@@ -436,6 +436,18 @@ class TestValidate:
         x = values("float", (2, 3))
         assert_bits(sonnx.run(fixed, {"x": x})["y"], x.reshape(3, 2))
 
+    def test_openvino_layer_not_mapped(self, tmp_path):
+        """spec/reshape.md: the IR's Reshape layer is refused as outside the profile (its target
+        is a Const whose values are in the weights file, which the reader never opens), one
+        finding, no traceback."""
+        from tests.validate.openvino_ir import binary
+        path = tmp_path / "m.xml"
+        path.write_bytes(binary("Reshape", [2, 3], [2], out=[3, 2], etypes=("f32", "i64"),
+                                data={"special_zero": "false"}))
+        report = sonnx.validate(str(path))
+        assert report.error is None and [f.rule for f in report.findings] == ["PROF-R1"]
+        assert "Reshape" in report.findings[0].message
+
     def test_int32_shape_is_a_finding(self):
         report = sonnx.validate(node_model("float", (2, 3), (3, 2), 13, shape_type=TensorProto.INT32))
         assert "RESHAPE-R1" in [f.rule for f in report.findings]
