@@ -160,6 +160,8 @@ def paths(plant_fault_c: bool):
         big = [np.tile(m, (2, 2)) for m in (ga, gb, gc)]
         out[f"sonnx.gemm threaded {t}"] = lambda x=big: _counting_threads(lambda: sonnx.gemm(*x, alpha=0.5, beta=0.75))
         out[f"sonnx.matmul {t}"] = lambda x=ga, y=gb: sonnx.matmul(x, y)
+        # structural operators: a move, no arithmetic; the data's subnormals and bits must survive
+        out[f"sonnx.reshape {t}"] = lambda a=a: sonnx.reshape(a, np.array([-1, 2], np.int64))
         out[f"c_kernels.matmul {t}"] = lambda x=ga, y=gb: ck.matmul(x, y)
         m, x = model(dt)
         out[f"sonnx.run {t}"] = lambda m=m, x=x: np.stack(list(sonnx.run(m, {"X": x}).values()))

@@ -257,7 +257,8 @@ class TestResolve:
         x = TensorSig((2, 3, 4), "float")
         assert reshape_op.constraints(x, opset=opset, shape=(0, -1)) == []
         assert call(values("float", (2, 3, 4)), (0, -1), opset).shape == (2, 12)
-        assert [v.requirement for v in reshape_op.constraints(x, opset=opset, shape=(0, -1), allowzero=0)] \
+        assert reshape_op.constraints(x, opset=opset, shape=(0, -1), allowzero=0) == []   # the only reading
+        assert [v.requirement for v in reshape_op.constraints(x, opset=opset, shape=(0, -1), allowzero=1)] \
             == ["RESHAPE-R2"]
 
     @pytest.mark.parametrize("allowzero", [2, -1, 1.0, True, "0"])
@@ -447,6 +448,18 @@ class TestValidate:
         report = sonnx.validate(str(path))
         assert report.error is None and [f.rule for f in report.findings] == ["PROF-R1"]
         assert "Reshape" in report.findings[0].message
+
+    @pytest.mark.parametrize("opset", (1, 5, 14))
+    def test_onnx_reference_with_sonnx_ops(self, opset):
+        """onnx.reference running sonnx's kernel (sonnx.onnx_reference.new_ops): the shape reaches
+        it as the attribute (opset 1) and as the initializer input (5 on), same bits."""
+        import sonnx.onnx_reference
+        from onnx.reference import ReferenceEvaluator
+        x = values("double", (2, 3, 4))
+        allowzero = 0 if opset >= 14 else None
+        model = node_model("double", (2, 3, 4), (0, -1), opset, allowzero=allowzero)
+        ev = ReferenceEvaluator(model, new_ops=sonnx.onnx_reference.new_ops())
+        assert_bits(ev.run(None, {"x": x})[0], call(x, (0, -1), opset, allowzero=allowzero))
 
     def test_int32_shape_is_a_finding(self):
         report = sonnx.validate(node_model("float", (2, 3), (3, 2), 13, shape_type=TensorProto.INT32))

@@ -132,9 +132,12 @@ def _shape_violations(x: TensorSig, version: int, shape: object, shape_sig: Tens
             or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in shape)):
         return [Violation("RESHAPE-R1", f"{OP}-{version} has shape={shape!r}; the shape must be a list of integers")]
     if version < ALLOWZERO_FROM:
-        if allowzero is not None:
-            return [Violation("RESHAPE-R2", f"{OP}-{version} has an allowzero attribute, which only Reshape-14 "
-                                            "and later have; import opset 14 or later, or remove it")]
+        # before Reshape-14 a 0 always copies; allowzero=0 states that reading (onnx.reference
+        # passes its latest schema's default to every version), anything else is refused
+        if allowzero is not None and (isinstance(allowzero, bool) or allowzero != 0):
+            return [Violation("RESHAPE-R2", f"{OP}-{version} has allowzero={allowzero!r}, which only Reshape-14 "
+                                            "and later read; before, a 0 always copies the input's dimension: "
+                                            "import opset 14 or later, or remove it")]
         zero = 0
     elif allowzero is None:
         zero = None
