@@ -486,6 +486,47 @@ class TestValidate:
                      "-o", str(tmp_path / "out")]) == 0
 
 
+@pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R4")
+@pytest.mark.parametrize("opset", (13, 18))
+def test_exporter_shaped_mlp_conforms_after_conform_and_compares(tmp_path, opset):
+    """An MLP as exporters write a Flatten-free input layer: a Constant node holds the target
+    (0, -1) of a Reshape, then Gemm (bias (N,)) and Relu. validate names the Constant (PROF-R1),
+    the Constant-fed shape (RESHAPE-R1) and, from opset 14, the unwritten allowzero beside the 0
+    (RESHAPE-R2, stating (2, 12)); with allowzero=0 written, `sonnx conform` stores the Constant
+    and the bias, and the result conforms and passes `sonnx run --compare onnxruntime`."""
+    from sonnx.cli import main
+    from sonnx.conform.api import conform
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((12, 4)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+
+    def model(allowzero):
+        attrs = {} if allowzero is None else {"allowzero": allowzero}
+        nodes = [helper.make_node("Constant", [], ["target"], value=numpy_helper.from_array(np.array([0, -1]), "t")),
+                 helper.make_node("Reshape", ["x", "target"], ["flat"], **attrs),
+                 helper.make_node("Gemm", ["flat", "w", "b"], ["h"]),
+                 helper.make_node("Relu", ["h"], ["y"])]
+        graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+                                  [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+    raw = sonnx.validate(model(None))
+    rules = {f.rule for f in raw.findings}
+    assert {"PROF-R1", "RESHAPE-R1", "GEMM-R4"} <= rules
+    fixed, record = conform(model(None), check=True)
+    if opset >= 14:      # the allowzero decision: conform does not write it, the finding says what to
+        assert not record["conforms"]
+        assert any(f["rule"] == "RESHAPE-R2" and "(2, 12)" in f["message"] for f in record["findings"])
+        fixed, record = conform(model(0), check=True)
+    assert record["conforms"] and record["check"]["status"] == "passed", record["findings"]
+    path = tmp_path / "mlp.onnx"
+    onnx.save(fixed, path)
+    np.save(tmp_path / "x.npy", rng.standard_normal((2, 3, 4)).astype(np.float32))
+    assert main(["run", str(path), "--input", f"x={tmp_path / 'x.npy'}", "--compare", "onnxruntime",
+                 "-o", str(tmp_path / "out")]) == 0
+
+
 @pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3", "RESHAPE-R4")
 def test_spec_block_is_generated_from_the_data():
     """spec/reshape.md's requirements block is the data file's requirements, one line each."""
