@@ -163,6 +163,7 @@ def paths(plant_fault_c: bool):
         # structural operators: a move, no arithmetic; the data's subnormals and bits must survive
         out[f"sonnx.squeeze {t}"] = lambda a=a: sonnx.squeeze(a.reshape(1, -1), np.array([0]))
         out[f"sonnx.unsqueeze {t}"] = lambda a=a: sonnx.unsqueeze(a, np.array([0]))
+        out[f"sonnx.reshape {t}"] = lambda a=a: sonnx.reshape(a, np.array([-1, 2], np.int64))
         out[f"c_kernels.matmul {t}"] = lambda x=ga, y=gb: ck.matmul(x, y)
         # the pooling kernels: a (1, 2, 130) input of sub/2, sub and probes()'s pairs; MaxPool's
         # window (sub/2, sub) gives sub only when DAZ is off; the averages' sums and quotients

@@ -73,9 +73,9 @@ def test_rank_one_operands_are_not_promoted():
     """ONNX promotes a vector to a matrix (and drops the added dimension from the result); the
     profile refuses it and says which matrix to store instead."""
     a_vec = matmul_op.constraints(sig((4,)), sig((4, 5)))
-    assert ids(a_vec) == ["MATMUL-R1"] and "store it as the matrix (1, 4)" in a_vec[0].message
+    assert ids(a_vec) == ["MATMUL-R1"] and "the matrix (1, 4)" in a_vec[0].message
     b_vec = matmul_op.constraints(sig((3, 4)), sig((4,)))
-    assert ids(b_vec) == ["MATMUL-R1"] and "store it as the matrix (4, 1)" in b_vec[0].message
+    assert ids(b_vec) == ["MATMUL-R1"] and "the matrix (4, 1)" in b_vec[0].message
     assert ids(matmul_op.constraints(sig((4,)), sig((4,)))) == ["MATMUL-R1", "MATMUL-R1"]
     assert refused((4,), (4, 5)) == ["MATMUL-R1"]
     assert refused((3, 4), (4,)) == ["MATMUL-R1"]
@@ -625,3 +625,95 @@ def test_matmul_harnesses_cover_what_the_campaign_claims():
     assert H.harness("matmul-exact").mode == "sampled"
     assert {"matmul_k_descending", "matmul_transposed", "matmul_broadcast_accepted"} <= {
         m.name for m in H.MUTANTS}
+
+
+# ---------------------------------------------------------------- conform: rank-1 operands
+def _rank1_model(case: str, m: int = 7, k: int = 5, opset: int = 13, elem=np.float32):
+    """A one-MatMul model with a rank-1 operand: ``case`` "A" (x (K,) @ W (K, M)), "B-input"
+    (W (M, K) @ x (K,), the `[128,5] x [5]` of issue 29), "B-constant" (x (M, K) @ v (K,))."""
+    import onnx
+    from onnx import helper, numpy_helper
+    code = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(elem))
+    rng = np.random.default_rng(k)
+    w = rng.standard_normal((m, k)).astype(elem)
+    if case == "A":
+        names, init, x, out = ["x", "w"], [numpy_helper.from_array(w.T.copy(), "w")], (k,), [m]
+    elif case == "B-input":
+        names, init, x, out = ["w", "x"], [numpy_helper.from_array(w, "w")], (k,), [m]
+    else:
+        names, init, x, out = ["x", "v"], [numpy_helper.from_array(w[0].copy(), "v")], (m, k), [m]
+    graph = helper.make_graph([helper.make_node("MatMul", names, ["y"])], "mm",
+                              [helper.make_tensor_value_info("x", code, list(x))],
+                              [helper.make_tensor_value_info("y", code, out)], init)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8), w, x
+
+
+@pytest.mark.req("MATMUL-R1", "MATMUL-R5")
+@pytest.mark.parametrize("opset", (5, 9, 13, 14, 25))
+@pytest.mark.parametrize("case", ["A", "B-input", "B-constant"])
+def test_conform_writes_out_the_rank_one_promotion(case, opset):
+    """MATMUL-R1 refuses the rank-1 operand and says conform writes the promotion out; conform
+    does (a constant stored as the matrix, another reshaped by a Reshape node, the product
+    reshaped back), the result conforms, and sonnx runs it with the bits of the rank-2 product
+    ONNX's promotion defines, in exact and fast mode."""
+    from sonnx.conform.api import conform
+    model, w, x_shape = _rank1_model(case, opset=opset)
+    report = sonnx.validate(model)
+    assert [f.rule for f in report.findings] == ["MATMUL-R1"]
+    assert "sonnx conform" in report.findings[0].message
+    fixed, record = conform(model, check=False)
+    assert record["conforms"], record["findings"]
+    assert [r["kind"] for r in record["rewrites"]] == ["node-rewrite"]
+    assert "no bit changed" in record["rewrites"][0]["detail"]
+    ops = [n.op_type for n in fixed.graph.node]
+    assert ops == (["MatMul", "Reshape"] if case == "B-constant" else ["Reshape", "MatMul", "Reshape"])
+    x = np.random.default_rng(1).standard_normal(x_shape).astype(np.float32)
+    x.reshape(-1)[:2] = [-0.0, np.inf]
+    if case == "A":
+        expected = sonnx.matmul(x.reshape(1, -1), np.ascontiguousarray(w.T)).reshape(-1)
+    elif case == "B-input":
+        expected = sonnx.matmul(w, x.reshape(-1, 1)).reshape(-1)
+    else:
+        expected = sonnx.matmul(x, w[0].reshape(-1, 1)).reshape(-1)
+    for mode in ("exact", "fast"):
+        got = sonnx.run(fixed, {"x": x}, mode=mode)["y"]
+        if mode == "exact":
+            assert_same_bits(got, expected)
+        assert got.shape == expected.shape
+
+
+@pytest.mark.req("MATMUL-R1")
+def test_conform_rank_one_bit_check_against_onnxruntime():
+    """conform's own bit check (onnxruntime running the original and the rewritten model): an
+    A of rank 1 passes; for a B of rank 1, onnxruntime's rank-1 path (a GEMV) and its matrix
+    path (a GEMM with N = 1) give NaNs of different signs on the check's edge inputs, so the
+    check reports the difference and conform exits 1 (measured, onnxruntime 1.32.0): the
+    rewrite is the promotion ONNX defines, and the report says which output bit differs."""
+    from sonnx.conform.api import conform
+    _, record = conform(_rank1_model("A")[0])
+    assert record["check"]["status"] == "passed" and record["exit_code"] == 0
+    _, record = conform(_rank1_model("B-input")[0])
+    assert record["conforms"]
+    firsts = [r.get("first_difference") for o in record["check"]["outputs"] for r in o["by_seed"]
+              if not r.get("identical", True)]
+    assert record["check"]["status"] == "failed" and firsts
+    assert all("nan" in d["original"] and "nan" in d["rewritten"] for d in firsts if d), firsts
+
+
+@pytest.mark.req("MATMUL-R1")
+def test_conform_leaves_what_it_cannot_write_out_with_a_reason():
+    """Two vectors (a scalar result), a symbolic dimension and an opset before Reshape-5 stay
+    refused, each with conform's reason; nothing is rewritten."""
+    import onnx
+    from onnx import helper, numpy_helper
+    from sonnx.conform.api import conform
+    for x_shape, out, opset in (([5], [], 13), (["n", 5], ["n"], 13), ([3, 5], [3], 4)):
+        graph = helper.make_graph([helper.make_node("MatMul", ["x", "v"], ["y"])], "mm",
+                                  [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x_shape)],
+                                  [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, out)],
+                                  [numpy_helper.from_array(np.ones(5, np.float32), "v")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+        fixed, record = conform(model, check=False)
+        assert record["rewrites"] == [] and not record["conforms"]
+        why = [f["why_not_rewritten"] for f in record["findings"] if f["rule"] == "MATMUL-R1"]
+        assert why and all("conform writes out" in w for w in why), why

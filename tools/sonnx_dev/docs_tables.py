@@ -228,7 +228,8 @@ def _conform_rule(op) -> str | None:
         if rule is None:
             raise BlockError(f"cannot read the rule of {op.name}'s conform field: {field!r}")
         names = [o[-1] if isinstance(o, (tuple, list)) else str(o) for o in operands]
-        return f"`{rule}`" + (f" (input{'s' if len(names) > 1 else ''} {', '.join(names)})" if names else "")
+        own = " (its own `node-rewrite`)" if get("node_rewrite", None) is not None else ""
+        return f"`{rule}`" + (f" (input{'s' if len(names) > 1 else ''} {', '.join(names)})" if names else "") + own
     from sonnx.conform import rewrite
     prefix = getattr(rewrite, "_RULE_PREFIX", {}).get(op.name)
     return f"`{prefix}-R4`" if prefix else None
@@ -239,7 +240,7 @@ def render_conform_rules(root: Path, page: Path, args: list[str]) -> str:
     if not found:
         return "No operator's rule is resolved by storing a constant operand expanded."
     listed = ", ".join(f"{name} {rule}" for name, rule in found)
-    return f"The rules `materialise-broadcast` resolves, per operator: {listed}."
+    return f"The rules `materialise-broadcast` (or, where marked, the operator's own `node-rewrite`) resolves, per operator: {listed}."
 
 
 def _policy(value) -> str:

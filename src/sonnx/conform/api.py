@@ -11,8 +11,8 @@ import onnx
 from ..ops.registry import operators
 from . import bitcheck
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
-                      initializer_inputs_to_constants, remove_copies,
-                      inferred_types, materialise_broadcasts, pin_dims, symbolic_names, tidy_declarations)
+                      initializer_inputs_to_constants, remove_copies, inferred_types,
+                      materialise_broadcasts, node_rewrites, pin_dims, symbolic_names, tidy_declarations)
 
 SCHEMA = "sonnx-conform-report/1"
 
@@ -74,8 +74,8 @@ def _why(f, blockers: list[Blocker], model: onnx.ModelProto, types: dict) -> str
                 "conform repairs no such fault: fix it at the source")
     if f.rule == "PROF-R1":
         return (f"{op} is not in the profile and no rewrite can remove it: conform only turns "
-                "Constant nodes into initializers and removes copies (Identity, inference-mode "
-                "Dropout) (an operator such as Conv, Expand, Reshape or "
+                "Constant nodes into initializers, removes copies (Identity, inference-mode "
+                "Dropout) and makes the records' own rewrites (an operator such as Expand, Gather or "
                 "Cast computes something the profile's operators do not, or is itself the "
                 "broadcast or cast the profile refuses); the profile cannot express it yet, so a "
                 "model that needs it stays outside the profile")
@@ -160,6 +160,7 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     constants_to_initializers(model, log)
     initializer_inputs_to_constants(model, log)
     remove_copies(model, log)
+    node_rewrites(model, log)
     materialise_broadcasts(model, log)
     tidy_declarations(model, log)
     say("validating the rewritten model")

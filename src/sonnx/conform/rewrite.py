@@ -28,7 +28,7 @@ class ConformError(ValueError):
 @dataclass
 class Rewrite:
     kind: str                      # pin-dim | constant-to-initializer | materialise-broadcast |
-    requirement: str               # declare-output-shape | remove-value-info
+    requirement: str               # node-rewrite | declare-output-shape | remove-value-info
     detail: str
     node_index: int | None = None
     node_name: str | None = None
@@ -493,6 +493,74 @@ def _unpinned_reason(op: str, what: str, name: str, out: tuple, constant: bool, 
                 "shape follows from them, then conform stores the expanded constant")
     return (head + "its dimensions have no name --dim could pin: re-export with static input "
             "shapes, then conform stores the expanded constant")
+
+
+def node_rewrites(model: onnx.ModelProto, log: Log) -> None:
+    """The nodes whose record's ``conform`` has a ``node_rewrite`` (sonnx.ops.registry): each
+    such node is rewritten as the record computes it (new initializers, nodes around it, inputs
+    and outputs renamed), or a Blocker records why not. A constant the rewrite replaced is
+    removed once nothing reads it."""
+    g = model.graph
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    hooks = {name: op.conform for name, op in registry.operators().items()
+             if op.conform is not None and op.conform.node_rewrite is not None}
+    if opset is None or not any(n.op_type in hooks and n.domain in ("", "ai.onnx") for n in g.node):
+        return
+    sh = shapes(model)
+    graph_inputs = {vi.name for vi in g.input}
+    inits = {t.name: t for t in g.initializer}
+    taken = set(inits) | graph_inputs | {o.name for o in g.output} | {vi.name for vi in g.value_info} | \
+        {x for n in g.node for x in list(n.input) + list(n.output)}
+
+    def value(name: str):
+        t = inits.get(name)
+        return None if t is None or name in graph_inputs else stored_array(t)
+
+    def fresh(stem: str) -> str:
+        new, k = stem, 1
+        while new in taken:
+            k += 1
+            new = f"{stem}_{k}"
+        taken.add(new)
+        return new
+
+    replaced: set[str] = set()
+    nodes: list[onnx.NodeProto] = []
+    for index, node in enumerate(list(g.node)):
+        rule = hooks.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+        edit = None if rule is None else rule.node_rewrite(node, sh, value, opset, fresh)
+        if isinstance(edit, str):
+            log.blockers.append(Blocker(rule.rule, edit, index, None))
+        if edit is None or isinstance(edit, str):
+            nodes.append(node)
+            continue
+        for name, array in edit.initializers:
+            t = numpy_helper.from_array(np.ascontiguousarray(array), name)
+            g.initializer.append(t)
+            inits[name] = t
+        for pos, name in edit.inputs.items():
+            if node.input[pos] in inits:
+                replaced.add(node.input[pos])
+            node.input[pos] = name
+        for pos, name in edit.outputs.items():
+            node.output[pos] = name
+        nodes.extend(edit.before)
+        nodes.append(node)
+        nodes.extend(edit.after)
+        log.rewrites.append(Rewrite("node-rewrite", rule.rule, edit.detail, index, node.name, node.op_type,
+                                    None))
+    del g.node[:]
+    g.node.extend(nodes)
+    read = {i for n in g.node for i in n.input} | {o.name for o in g.output}
+    read |= {i for sub in _subgraphs(g) for n in sub.node for i in n.input}
+    unread = {n for n in replaced if n not in read}
+    if unread:
+        keep = [t for t in g.initializer if t.name not in unread]
+        del g.initializer[:]
+        g.initializer.extend(keep)
+        keep_in = [vi for vi in g.input if vi.name not in unread]
+        del g.input[:]
+        g.input.extend(keep_in)
 
 
 def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:

@@ -17,7 +17,7 @@ from ..errors import Violation, raise_if_any
 from ..semantics.tensor import TensorValue, size
 from . import gemm, kernel, symdims
 from .openvino_ir import IRLayer, product_rule_inputs, product_shape
-from .registry import CBinding, Operator
+from .registry import CBinding, ConformRule, NodeEdit, Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "MatMul"
@@ -55,8 +55,9 @@ def _rank_violation(what: str, shape: tuple) -> Violation | None:
         # from the result: the output's rank then differs from what a rank-2 product gives
         fix = f"(1, {shape[0]})" if what == "A" else f"({shape[0]}, 1)"
         advice = (f"ONNX would promote it to a matrix {fix} and drop that dimension from the result; "
-                  f"the profile does no promotion: store it as the matrix {fix} (reshape the initializer, "
-                  "or an array with .reshape)")
+                  f"the profile does no promotion: `sonnx conform` writes the promotion out (the operand "
+                  f"stored as, or reshaped to, the matrix {fix}, the result reshaped back to the original "
+                  "output shape; no bit changes, the other operand rank 2 and the shapes static)")
     elif what == "A":
         advice = ("batched MatMul is outside the profile: when B is one matrix, give A its batch "
                   "dimensions folded into its rows, (batch * M, K), as the model's input (a Reshape "
@@ -229,10 +230,75 @@ def matmul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray
 # no C source of its own: it runs Gemm's entry points
 C_BINDING = CBinding(source=None, proof=None, entries=(), wrapper=matmul_c)
 
+# ---------------------------------------------------------------- conform: rank-1 operands
+# req: MATMUL-R1
+def explicit_rank1(node, shapes, value, opset: int, fresh):
+    """conform's rewrite of a MatMul with a rank-1 operand (ConformRule.node_rewrite): ONNX
+    promotes A (K,) to (1, K) and B (K,) to (K, 1), multiplies, and removes the added dimension
+    from the result. Written out: a constant rank-1 operand is stored as that matrix, another is
+    reshaped to it by a Reshape node before the MatMul, and the (M, N) product is reshaped to
+    ONNX's output shape ((M,), (N,) or ()) by a Reshape node after it. The matrices and the fold
+    are the ones ONNX's promotion gives (proofs/matmul.mlw's product, k ascending), so no bit of
+    the output changes in the profile's semantics; conform's bit check runs the model both ways.
+    Returns a NodeEdit, a str saying why not, or None when no operand has rank 1."""
+    if len(node.input) != 2 or len(node.output) != 1:
+        return None
+    sa, sb = shapes.get(node.input[0]), shapes.get(node.input[1])
+    if sa is None or sb is None or (len(sa) != 1 and len(sb) != 1):
+        return None
+    if len(sa) + len(sb) != 3:
+        return ("conform writes out ONNX's promotion of a rank-1 operand only when the other operand "
+                f"is a matrix (two vectors give a scalar, a tensor the profile's Reshape cannot name with a "
+                f"non-empty shape); here A is {tuple(sa)} and B {tuple(sb)}")
+    if opset < 5:
+        return ("conform writes out the promotion of a rank-1 operand with Reshape-5 or later (a shape "
+                "input onnx's shape inference reads): import opset 5 or later")
+    if not all(isinstance(d, int) and d > 0 for d in (*sa, *sb)):
+        return (f"conform writes out the promotion of a rank-1 operand with static shapes only (A {tuple(sa)}, "
+                f"B {tuple(sb)}): pin the symbolic dimensions with --dim NAME=SIZE")
+    a2 = (1, sa[0]) if len(sa) == 1 else tuple(sa)
+    b2 = (sb[0], 1) if len(sb) == 1 else tuple(sb)
+    if a2[1] != b2[0]:
+        return None        # the inner dimensions disagree: onnx and MATMUL-R1 report it
+    out = tuple(d for d, promoted in ((a2[0], len(sa) == 1), (b2[1], len(sb) == 1)) if not promoted)
+    edit_inputs, inits, before, said = {}, [], [], []
+    for pos, (shape, matrix, what) in enumerate(((sa, a2, "A"), (sb, b2, "B"))):
+        if len(shape) != 1:
+            continue
+        name = node.input[pos]
+        array = value(name)
+        new = fresh(f"{name}_{matrix[0]}x{matrix[1]}")
+        if array is not None:
+            inits.append((new, array.reshape(matrix)))
+            said.append(f"{what} '{name}' {tuple(shape)} stored as the matrix {matrix} '{new}'")
+        else:
+            before.append(_reshape_node(name, new, matrix, opset, fresh, inits))
+            said.append(f"{what} '{name}' {tuple(shape)} reshaped to {matrix} by a Reshape node")
+        edit_inputs[pos] = new
+    y = node.output[0]
+    product = fresh(f"{y}_{a2[0]}x{b2[1]}")
+    after = [_reshape_node(product, y, out, opset, fresh, inits)]
+    return NodeEdit(detail=f"MatMul's rank-1 promotion written out: {'; '.join(said)}; the {a2[0]} x {b2[1]} "
+                           f"product reshaped to ONNX's output shape {out} (the same fold, no bit changed)",
+                    initializers=tuple(inits), before=tuple(before), after=tuple(after),
+                    inputs=edit_inputs, outputs={0: product})
+
+
+def _reshape_node(src: str, dst: str, shape: tuple, opset: int, fresh, inits: list):
+    """A Reshape node src -> dst to the static ``shape`` (no 0 or -1 entry) for ``opset`` (5 or
+    later): the shape a new int64 initializer, allowzero=0 written from 14."""
+    from onnx import helper
+    target = fresh(f"{dst}_shape")
+    inits.append((target, np.array(shape, dtype=np.int64)))
+    extra = {"allowzero": 0} if opset >= 14 else {}
+    return helper.make_node("Reshape", [src, target], [dst], **extra)
+
+
 OPERATOR = Operator(
     name=OP, prefix="MATMUL", kind="matrix", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={}, constraints=node_constraints, reference=matmul_reference, kernel=matmul,
     bind=bind,
     spec="spec/matmul.md", proofs=("proofs/matmul.mlw",),
     openvino=(IRLayer("MatMul", 1, 2, product_shape, product_rule_inputs),),
-    output_shape=result_shape, comparison=gemm.fast_bound_comparison, c_binding=C_BINDING)
+    output_shape=result_shape, comparison=gemm.fast_bound_comparison, c_binding=C_BINDING,
+    conform=ConformRule(rule="MATMUL-R1", node_rewrite=explicit_rank1))

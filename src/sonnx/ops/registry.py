@@ -34,6 +34,7 @@ STEMS = (
     "maxpool",
     "globalaveragepool",
     "averagepool",
+    "reshape",
 )
 
 
@@ -61,11 +62,31 @@ class CBinding:
 
 
 @dataclass(frozen=True)
+class NodeEdit:
+    """A rewrite of one node that changes no output bit, as the operator's record computes it
+    (ConformRule.node_rewrite); sonnx conform applies it and reports ``detail``."""
+    detail: str                                         # what was made explicit, for the report
+    initializers: tuple[tuple[str, Any], ...] = ()      # (new name, numpy array) to store
+    before: tuple = ()                                  # onnx NodeProtos inserted before the node
+    after: tuple = ()                                   # onnx NodeProtos inserted after it
+    inputs: Mapping[int, str] = field(default_factory=dict)    # input position -> new name
+    outputs: Mapping[int, str] = field(default_factory=dict)   # output position -> new name
+
+
+@dataclass(frozen=True)
 class ConformRule:
-    """What ``sonnx conform`` may repair for this operator: a broadcast constant operand stored
-    expanded to the result's shape, which the requirement ``rule`` then accepts."""
-    rule: str                               # the requirement ID the rewrite satisfies
-    operands: tuple[tuple[int, str], ...]   # (input position, input name) it may expand
+    """What ``sonnx conform`` may repair for this operator so that the requirement ``rule``
+    accepts the node: a broadcast constant operand stored expanded to the result's shape
+    (``operands``), and/or the node rewritten by the record's own ``node_rewrite`` where no bit
+    changes (e.g. an operand's rank made explicit)."""
+    rule: str                                     # the requirement ID the rewrite satisfies
+    operands: tuple[tuple[int, str], ...] = ()    # (input position, input name) it may expand
+    # node_rewrite(node, shapes, value, opset, fresh) -> NodeEdit, or a str saying why the node
+    # cannot be rewritten, or None (nothing to rewrite). ``shapes``: tensor name -> shape as onnx
+    # infers it (symbolic entries as str); ``value(name)``: the numpy array of a constant (an
+    # initializer that is no graph input), else None; ``opset``: the default-domain opset;
+    # ``fresh(stem)``: a tensor name not yet used in the graph
+    node_rewrite: Callable | None = None
 
 
 @dataclass(frozen=True, eq=False)
