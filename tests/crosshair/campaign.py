@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_OUT = ROOT / "build" / "evidence" / "crosshair.json"
+DEFAULT_OUT = None      # sonnx.trace.inputs.result_path: build/evidence/, or build/recheck/ beside a sealed bundle
 SCHEMA = 1
 COUNTEREXAMPLE_STATES = ("POST_FAIL", "EXEC_ERR", "POST_ERR")
 
@@ -237,7 +237,7 @@ def _judge_refutations(kind: str, data: dict, targets: list[tuple[str, object]])
     return out
 
 
-def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -> int:
+def run(only: list[str] | None = None, jobs: int = 2, out: Path | None = DEFAULT_OUT) -> int:
     os.environ["SONNX_CONTRACTS"] = "full"
     from sonnx.trace.inputs import step_inputs
     inputs = step_inputs(ROOT, "crosshair")      # what this run reads, hashed before it starts
@@ -318,6 +318,9 @@ def run(only: list[str] | None = None, jobs: int = 2, out: Path = DEFAULT_OUT) -
     summary["hang_guard_hit"] = [p for p in problems if "hang guard hit" in p]
     summary["ok"] = not problems
     summary["problems"] = problems
+    if out is None:
+        from sonnx.trace.inputs import result_path
+        out = result_path(ROOT, "crosshair.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
 

@@ -100,3 +100,11 @@ def test_the_command_says_one_line_on_a_folder_that_is_not_a_bundle(tmp_path):
     p = subprocess.run([str(root / "tools" / "bundle"), "verify", str(tmp_path)], capture_output=True, text=True,
                        timeout=300)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "no SHA256SUMS" in p.stderr, p.stderr
+
+
+def test_a_recheck_beside_a_sealed_bundle_writes_elsewhere(tmp_path):
+    from sonnx.trace.inputs import result_path
+    assert result_path(tmp_path, "proofs.json") == tmp_path / "build" / "evidence" / "proofs.json"
+    _bundle(tmp_path / "build" / "evidence")          # a run sealed its bundle there
+    assert result_path(tmp_path, "proofs.json") == tmp_path / "build" / "recheck" / "proofs.json"
+    assert result_path(tmp_path, "crosshair.json").parent.is_dir()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sonnx.trace import proof_assumptions as A
 from sonnx.trace import proofs
-from sonnx.trace.inputs import step_inputs
+from sonnx.trace.inputs import result_path, step_inputs
 from sonnx.trace.proofs import (HEADER, LIB_FILES, PROVERS, PY_FILES, Why3OutputError, _keyed,
                                 _proved, parse_py, parse_replay, parse_why3_json, summary, table)
 
@@ -269,8 +269,7 @@ def run(root) -> int:
     s["hang_guard_hit"] = sorted({f'{g["file"]} {g["goal"]}' for g in s["goals"]
                                   if g["result"] == "hang guard hit"})
     s["seconds"] = round(time.monotonic() - t0, 1)
-    out = root / "build" / "evidence" / "proofs.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = result_path(root, "proofs.json")     # build/recheck/ when a sealed bundle is in build/evidence/
     out.write_text(json.dumps(s, indent=1) + "\n")
     print(table(s))
     print(f"written {out.relative_to(root)} in {s['seconds']} s: {'OK' if s['ok'] else 'FAILED'}")

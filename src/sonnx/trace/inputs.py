@@ -50,3 +50,17 @@ def step_inputs(root: str | Path, step: str) -> dict:
         h.update(p.relative_to(root).as_posix().encode() + b"\0")
         h.update(hashlib.sha256(p.read_bytes()).digest())
     return {"step": step, "sha256": h.hexdigest(), "files": len(files)}
+
+
+def result_path(root: Path, name: str) -> Path:
+    """Where a step run on its own writes its result file ``name`` (proofs.json, crosshair.json).
+
+    build/evidence/ normally (tools/evidence empties it first, so its own steps write there);
+    but once a run has sealed a bundle there (its SHA256SUMS exists), a re-check of one step
+    writes into build/recheck/ instead, so that re-checking a claim never spoils the bundle a
+    certifier keeps (its hashes and verdicts stay those of the run)."""
+    evidence = root / "build" / "evidence"
+    folder = root / "build" / "recheck" if (evidence / "SHA256SUMS").exists() else evidence
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name
+
