@@ -48,8 +48,11 @@ def _default_version(imports) -> int | None:
 
 class Walker:
     def __init__(self, model: onnx.ModelProto, types_known: bool = True,
-                 pinnable: frozenset[str] = frozenset()):
+                 pinnable: frozenset[str] = frozenset(), main_types: dict | None = None):
         self.model = model
+        # the main graph's signatures when the validator's propagation computed them (onnx's
+        # inference did not run, so value_info may not hold every type): reader.Loaded
+        self.main_types = main_types
         self.pinnable = pinnable    # the names --dim pins (main graph, as written in the file)
         self.types_known = types_known
         self.findings: list[Finding] = []
@@ -78,7 +81,11 @@ class Walker:
                                              require_default=False):
                 self.findings.append(Finding(v.requirement, v.message, graph=f"function:{f.domain}::{f.name}"))
         opset = _default_version(m.opset_import)
-        types = self._types_of(m.graph) if self.types_known else {}
+        if self.main_types is not None:
+            intern = self.types.intern
+            types = {name: intern((sig, None)) for name, sig in self.main_types.items()}
+        else:
+            types = self._types_of(m.graph) if self.types_known else {}
         self._walk_graph(m.graph, "main", None, types, opset, check_inputs=True)
         for key, f in self.functions.items():
             if key not in self._called:  # never called: operators only, types are unknown
