@@ -144,7 +144,8 @@ def main(sizes: list[int]) -> None:
             print(f"  validate end to end {best['cpu_s']:.2f} s CPU, {best['total_s']:.2f} s wall (least "
                   f"CPU of {rounds}; all CPU: {', '.join('%.2f' % r['cpu_s'] for r in runs)}); stages "
                   f"(wall): read {st['load']:.2f}, model as written {st['written']:.2f}, checker "
-                  f"{st['check']:.2f}, inference {st['infer']:.2f}, rules {st['rules']:.2f}")
+                  f"{st['check']:.2f}, own shape propagation {st.get('propagate', 0):.2f}, onnx inference "
+                  f"{st['infer']:.2f}, rules {st['rules']:.2f}")
             print(f"  peak memory growth {peak / mib:.1f} MiB = {ratio:.2f}x the loaded model, worst of {rounds} "
                   f"(goal <= 3x: {'met' if ratio <= 3 else 'missed'})"
                   + ("" if best["hwm_reset"] else " [VmHWM could not be reset: imports may be counted]"))

@@ -72,8 +72,9 @@ def test_a_long_chain_costs_a_constant_number_of_rule_evaluations(monkeypatch):
         assert report.conforms and report.nodes == n
         # Mul and Gemm on float[8, 8]: one evaluation each, whatever the length; one distinct
         # type, converted by each of the two passes that read declarations (declarations.py
-        # and the walker); the main graph inferred once, no body re-inferred
-        assert counts == {"check": 2, "convert": 2, "infer_shapes": 1, "infer_body": 0}
+        # and the walker); the main graph's shapes decided by the validator's own propagation
+        # (onnx's inference not run: validate/propagate.py), no body re-inferred
+        assert counts == {"check": 2, "convert": 2, "infer_shapes": 0, "infer_body": 0}
 
 
 def test_python_memory_is_linear_in_the_nodes_with_a_small_constant(tmp_path):

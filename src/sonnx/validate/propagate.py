@@ -41,7 +41,7 @@ def _declared(tp) -> TensorSig | None:
         return None
 
 
-def profile_types(model, max_opset: int) -> dict[str, TensorSig] | None:
+def profile_types(model, max_opset: int) -> dict[str, tuple] | None:
     """See _profile_types; anything unexpected in the model (text that is not UTF-8, a field
     out of range) leaves the decision to onnx's inference, which reports it."""
     try:
@@ -50,11 +50,12 @@ def profile_types(model, max_opset: int) -> dict[str, TensorSig] | None:
         return None
 
 
-def _profile_types(model, max_opset: int) -> dict[str, TensorSig] | None:
-    """Every value of the main graph -> its signature, when the model's shapes follow from its
-    declarations through the profile's operators and agree with every declaration; else None
-    (the caller then runs onnx's shape inference). ``max_opset``: the newest default-domain
-    opset onnx's inference knows (beyond it onnx refuses, and so must we)."""
+def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
+    """Every value of the main graph -> its entry (signature, None), when the model's shapes
+    follow from its declarations through the profile's operators and agree with every
+    declaration; else None (the caller then runs onnx's shape inference). Equal entries are
+    one object (the walker memoizes on their identities). ``max_opset``: the newest
+    default-domain opset onnx's inference knows (beyond it onnx refuses, and so must we)."""
     if model.functions or any(o.domain not in DEFAULT_DOMAINS for o in model.opset_import):
         return None
     opset = next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), None)
@@ -64,49 +65,67 @@ def _profile_types(model, max_opset: int) -> dict[str, TensorSig] | None:
     if g.sparse_initializer:
         return None
     ops = operators()
-    types: dict[str, TensorSig] = {}
+    interned: dict[tuple, tuple] = {}
+    intern = lambda sig: interned.setdefault((sig, None), (sig, None))  # noqa: E731
+    types: dict[str, tuple] = {}
     for t in g.initializer:
         if t.data_location == 1 or any(d < 0 for d in t.dims):  # external data, bad dims: onnx's
             return None
-        types[t.name] = TensorSig(tuple(t.dims), elem_name(t.data_type))
+        types[t.name] = intern(TensorSig(tuple(t.dims), elem_name(t.data_type)))
     for vi in g.input:
         sig = _declared(vi.type)
-        if sig is None or (vi.name in types and types[vi.name] != sig):
+        if sig is None or (vi.name in types and types[vi.name][0] != sig):
             return None       # an initializer and its input that disagree: inference reports it
-        types[vi.name] = sig
-    memo: dict[tuple, TensorSig | None] = {}
+        types[vi.name] = intern(sig)
+    # The loop below is the hot path of a large model: a node's result is decided once per
+    # distinct (operator, domain, operand entries, attributes), keyed by the entries' identities.
+    memo: dict[tuple, tuple | None] = {}
     for node in g.node:
-        op = node.op_type
-        record = ops.get(op)
-        if record is None or node.domain not in DEFAULT_DOMAINS or record.output_shape is None \
-                or len(node.output) != 1 or not node.output[0] or node.output[0] in types:
+        outs = node.output
+        if len(outs) != 1:
             return None
-        attrs = {}
-        for a in node.attribute:
-            if a.type == _INT:
-                attrs[a.name] = a.i
-            elif a.type == _FLOAT:
-                attrs[a.name] = a.f
-            else:              # a subgraph, a string, a list...: not decided here
-                return None
-        sigs = []
-        for name in node.input:
-            sig = types.get(name) if name else None
-            if sig is None:
-                return None    # an absent input, or one defined later / nowhere: onnx's
-            sigs.append(sig)
-        key = (op, tuple(sigs), tuple(sorted(attrs.items())))
+        out = outs[0]
+        if not out or out in types:
+            return None       # no result name, or a second definition: onnx's checker's
+        try:
+            entries = [types[name] for name in node.input]
+        except KeyError:
+            return None       # an absent input, or one defined later / nowhere: onnx's
+        akey = _attributes(node) if node.attribute else ()
+        if akey is None:
+            return None
+        key = (node.op_type, node.domain, akey, *map(id, entries))
         got = memo.get(key, memo)
         if got is memo:
-            got = memo[key] = _result(record, tuple(sigs), attrs, opset)
+            record = ops.get(node.op_type)
+            got = None
+            if record is not None and node.domain in DEFAULT_DOMAINS \
+                    and record.output_shape is not None:
+                sig = _result(record, tuple(e[0] for e in entries), dict(akey), opset)
+                got = None if sig is None else intern(sig)
+            memo[key] = got
         if got is None:
             return None
-        types[node.output[0]] = got
+        types[out] = got
     for coll in (g.value_info, g.output):
         for vi in coll:
-            if vi.name not in types or _declared(vi.type) != types[vi.name]:
+            if vi.name not in types or _declared(vi.type) != types[vi.name][0]:
                 return None    # undeclared, partial or different: inference decides
     return types
+
+
+def _attributes(node) -> tuple | None:
+    """The node's INT and FLOAT attributes as a sorted tuple, or None when it has any other
+    kind (a subgraph, a string, a list...: not decided here)."""
+    attrs = {}
+    for a in node.attribute:
+        if a.type == _INT:
+            attrs[a.name] = a.i
+        elif a.type == _FLOAT:
+            attrs[a.name] = a.f
+        else:
+            return None
+    return tuple(sorted(attrs.items()))
 
 
 def _result(record, sigs: tuple[TensorSig, ...], attrs: dict, opset: int) -> TensorSig | None:

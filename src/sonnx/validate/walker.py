@@ -82,8 +82,11 @@ class Walker:
                 self.findings.append(Finding(v.requirement, v.message, graph=f"function:{f.domain}::{f.name}"))
         opset = _default_version(m.opset_import)
         if self.main_types is not None:
+            # already interned entries (propagate.py): register each distinct one once
             intern = self.types.intern
-            types = {name: intern((sig, None)) for name, sig in self.main_types.items()}
+            for entry in {id(e): e for e in self.main_types.values()}.values():
+                intern(entry)
+            types = self.main_types
         else:
             types = self._types_of(m.graph) if self.types_known else {}
         self._walk_graph(m.graph, "main", None, types, opset, check_inputs=True)
