@@ -114,6 +114,8 @@ class _Checker:
 
     def _nodes(self, nodes, path: str, scope: dict, *, in_function: bool) -> None:
         for index, n in enumerate(nodes):
+            if not n.attribute:     # most nodes of a large model: nothing below to check
+                continue
             label = node_label(n.name, n.op_type, index)
             for a in n.attribute:
                 if a.ref_attr_name and not in_function:
