@@ -77,41 +77,40 @@ def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
         if sig is None or (vi.name in types and types[vi.name][0] != sig):
             return None       # an initializer and its input that disagree: inference reports it
         types[vi.name] = intern(sig)
+    if "" in types:
+        return None           # a value named '': an absent optional input would read it
     # The loop below is the hot path of a large model: a node's result is decided once per
     # distinct (operator, domain, operand entries, attributes), keyed by the entries' identities.
     memo: dict[tuple, tuple | None] = {}
+    get = types.__getitem__
     for node in g.node:
-        outs = node.output
-        if len(outs) != 1:
-            return None
-        out = outs[0]
-        if not out or out in types:
-            return None       # no result name, or a second definition: onnx's checker's
         try:
-            entries = [types[name] for name in node.input]
-        except KeyError:
-            return None       # an absent input, or one defined later / nowhere: onnx's
-        akey = _attributes(node) if node.attribute else ()
-        if akey is None:
-            return None
-        key = (node.op_type, node.domain, akey, *map(id, entries))
+            out, = node.output                      # one result, else ValueError
+            key = (node.op_type, node.domain, _attributes(node) if node.attribute else (),
+                   *map(id, map(get, node.input)))  # an input absent or not yet defined: KeyError
+        except (ValueError, KeyError):
+            return None                             # onnx's checker and inference judge it
         got = memo.get(key, memo)
         if got is memo:
-            record = ops.get(node.op_type)
-            got = None
-            if record is not None and node.domain in DEFAULT_DOMAINS \
-                    and record.output_shape is not None:
-                sig = _result(record, tuple(e[0] for e in entries), dict(akey), opset)
-                got = None if sig is None else intern(sig)
-            memo[key] = got
-        if got is None:
-            return None
+            got = memo[key] = _decide(ops, node, types, key[2], opset, intern)
+        if got is None or not out or out in types:
+            return None       # undecided, no result name, or a second definition: onnx's
         types[out] = got
     for coll in (g.value_info, g.output):
         for vi in coll:
             if vi.name not in types or _declared(vi.type) != types[vi.name][0]:
                 return None    # undeclared, partial or different: inference decides
     return types
+
+
+def _decide(ops, node, types, akey, opset: int, intern) -> tuple | None:
+    """A node's result entry by its operator's record (None: not decided here)."""
+    record = ops.get(node.op_type)
+    if record is None or node.domain not in DEFAULT_DOMAINS or record.output_shape is None \
+            or akey is None:
+        return None
+    sig = _result(record, tuple(types[name][0] for name in node.input), dict(akey), opset)
+    return None if sig is None else intern(sig)
 
 
 def _attributes(node) -> tuple | None:
