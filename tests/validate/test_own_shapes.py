@@ -124,3 +124,38 @@ def test_a_wrong_output_shape_rule_is_caught_by_the_comparison(monkeypatch):
     finally:
         object.__setattr__(rec, "output_shape", right)
     assert own != onnx_only
+
+
+def _one_node(op, version, out_shape):
+    """A one-node model of ``op`` at opset ``version`` on its registry-wide example, every value
+    declared, the result declared as ``out_shape``."""
+    from tests.ops.test_every_operator import example
+    inputs, attributes = example(op, "float", version)
+    names = [f"i{k}" if a is not None else "" for k, a in enumerate(inputs)]
+    while names and not names[-1]:
+        names.pop()
+    node = helper.make_node(op.name, names, ["y"], name="n", **attributes)
+    ins = [M.vi(n, list(a.shape), TensorProto.FLOAT) for n, a in zip(names, inputs) if n]
+    return M.model([node], ins, [M.vi("y", list(out_shape), TensorProto.FLOAT)], opset=version)
+
+
+@pytest.mark.req("PROF-R2", "@kind:elementwise", "@kind:matrix", "@kind:unary", "@kind:structural")
+@pytest.mark.parametrize("name", sorted(__import__("sonnx.ops.registry", fromlist=["x"]).operators()))
+def test_every_operator_same_verdict_as_onnx_inference(name, monkeypatch):
+    """Every registered operator, each version onnx knows, on its example: the result declared
+    as the kernel computes it (decided by the propagation, no finding) and one dimension off
+    (left to onnx's inference, whose finding stands); both paths give the same findings."""
+    from tests.ops.test_every_operator import call, example
+    op = operator(name)
+    for version in op.versions:
+        if version > onnx.defs.onnx_opset_version():
+            continue
+        inputs, attributes = example(op, "float", version)
+        shape = call(op, inputs, attributes, version).shape
+        good = _one_node(op, version, shape)
+        bad = _one_node(op, version, (shape[0] + 1,) + tuple(shape[1:]))
+        for model, decided in ((good, op.output_shape is not None), (bad, False)):
+            got = propagate.profile_types(model, onnx.defs.onnx_opset_version())
+            assert (got is not None) == decided, (name, version, decided)
+            own, onnx_only = _both(model, monkeypatch)
+            assert own == onnx_only, (name, version)
