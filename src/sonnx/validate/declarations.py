@@ -96,8 +96,9 @@ class _Checker:
             self._elem_code(s.values.data_type, f"sparse initializer '{s.values.name}'", path, s.values.name)
             self._external(s.values, path)
             self._external(s.indices, path)
-        for n in g.node:
-            local.update(n.output)
+        if outer:  # only an enclosing graph's names need telling apart (the main graph has none)
+            for n in g.node:
+                local.update(n.output)
         for vi in g.value_info:
             self._declare(decls, vi.name, "value_info", vi.type, path)
         for vi in g.output:
