@@ -17,7 +17,9 @@ protobuf messages (upb) of Python and the C++ ModelProto of onnx's checker and i
   * the peak of onnx's own strict shape inference alone, as the pipeline runs it (serialized
     bytes in, ModelProto out) and file to file (infer_shapes_path, no Python copy of the model):
     the floor of any validator that runs it in-process on the whole model.
-Goals (issue 17): 100k nodes <= 1.0 s, 1M nodes <= 8 s CPU, peak memory <= 3x the loaded model.
+Goals (issues 17, 28): 100k nodes <= 1.0 s, 1M nodes <= 8 s CPU, peak memory <= 2.5x the loaded
+model. A profile chain's shapes are decided by the validator's own propagation (onnx's inference
+is not run: docs/validate.md); the inference lines below measure what it would cost.
 The load average (uptime) is printed first: figures taken under load are not quiet figures.
 Usage: .venv/bin/python benchmarks/bench_validate.py [N ...]   (default: 10000 100000 1000000)
 """
@@ -144,9 +146,10 @@ def main(sizes: list[int]) -> None:
             print(f"  validate end to end {best['cpu_s']:.2f} s CPU, {best['total_s']:.2f} s wall (least "
                   f"CPU of {rounds}; all CPU: {', '.join('%.2f' % r['cpu_s'] for r in runs)}); stages "
                   f"(wall): read {st['load']:.2f}, model as written {st['written']:.2f}, checker "
-                  f"{st['check']:.2f}, inference {st['infer']:.2f}, rules {st['rules']:.2f}")
+                  f"{st['check']:.2f}, own shape propagation {st.get('propagate', 0):.2f}, onnx inference "
+                  f"{st['infer']:.2f}, rules {st['rules']:.2f}")
             print(f"  peak memory growth {peak / mib:.1f} MiB = {ratio:.2f}x the loaded model, worst of {rounds} "
-                  f"(goal <= 3x: {'met' if ratio <= 3 else 'missed'})"
+                  f"(goal <= 2.5x: {'met' if ratio <= 2.5 else 'missed'})"
                   + ("" if best["hwm_reset"] else " [VmHWM could not be reset: imports may be counted]"))
             print(f"    of which onnx's operator-schema registry (once per process, any model): "
                   f"{registry / mib:.1f} MiB; without it {(peak - registry) / model:.2f}x")

@@ -36,7 +36,8 @@ def validate(model_or_path: str | os.PathLike | onnx.ModelProto) -> Report:
     report = Report(source=shown, timings=dict(loaded.timings), path=path)
     report.opset_imports = {o.domain: o.version for o in loaded.model.opset_import}
     t = time.perf_counter()
-    walker = Walker(loaded.model, types_known=True, pinnable=loaded.pinnable)
+    walker = Walker(loaded.model, types_known=True, pinnable=loaded.pinnable,
+                    main_types=loaded.main_types)
     try:
         found = walker.run()
         # a declaration that is not static is reported unless its tensor already has a

@@ -96,8 +96,9 @@ class _Checker:
             self._elem_code(s.values.data_type, f"sparse initializer '{s.values.name}'", path, s.values.name)
             self._external(s.values, path)
             self._external(s.indices, path)
-        for n in g.node:
-            local.update(n.output)
+        if outer:  # only an enclosing graph's names need telling apart (the main graph has none)
+            for n in g.node:
+                local.update(n.output)
         for vi in g.value_info:
             self._declare(decls, vi.name, "value_info", vi.type, path)
         for vi in g.output:
@@ -114,6 +115,8 @@ class _Checker:
 
     def _nodes(self, nodes, path: str, scope: dict, *, in_function: bool) -> None:
         for index, n in enumerate(nodes):
+            if not n.attribute:     # most nodes of a large model: nothing below to check
+                continue
             label = node_label(n.name, n.op_type, index)
             for a in n.attribute:
                 if a.ref_attr_name and not in_function:

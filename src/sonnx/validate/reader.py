@@ -13,7 +13,7 @@ from google.protobuf.message import DecodeError
 
 from ..conform.rewrite import pinnable_names
 from .. import text
-from . import declarations
+from . import declarations, propagate
 from .report import ONNX_CHECKER, ONNX_INFERENCE, ONNX_IR, Finding
 
 MAX_BYTES = 2**31 - 1  # protobuf cannot hold a message of 2 GiB or more
@@ -31,6 +31,9 @@ class Loaded:
     timings: dict[str, float] = field(default_factory=dict)
     declared: list[Finding] = field(default_factory=list)  # PROF-R2 on declarations as written
     pinnable: frozenset[str] = frozenset()  # dimension names --dim pins (named in the file)
+    # main-graph value -> signature, when the validator's own propagation decided every shape
+    # (propagate.py) and onnx's inference did not run; None: types come from value_info
+    main_types: dict | None = None
 
 
 def read_bytes(path: str | os.PathLike, *, kind: str = "an ONNX model", limit: int = MAX_BYTES) -> bytes:
@@ -110,6 +113,18 @@ def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False)
         findings.append(_onnx_finding(ONNX_CHECKER, exc, "the ONNX checker rejects the model"))
     timings["check"] = time.perf_counter() - t
 
+    t = time.perf_counter()
+    # a profile model whose shapes follow from its declarations: the validator's propagation
+    # decides them (it takes a model only where inference would accept it, with these types)
+    parsed = onnx.load_model_from_string(data)
+    main_types = propagate.profile_types(parsed, onnx.defs.onnx_opset_version())
+    timings["propagate"] = time.perf_counter() - t
+    if main_types is not None:
+        if not text_ok:
+            text.clean_model(parsed)
+        timings["infer"] = 0.0
+        return Loaded(parsed, True, findings, timings, main_types=main_types)
+    parsed = None
     t = time.perf_counter()
     inferred: onnx.ModelProto | None = None
     try:

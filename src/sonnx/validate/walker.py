@@ -48,8 +48,11 @@ def _default_version(imports) -> int | None:
 
 class Walker:
     def __init__(self, model: onnx.ModelProto, types_known: bool = True,
-                 pinnable: frozenset[str] = frozenset()):
+                 pinnable: frozenset[str] = frozenset(), main_types: dict | None = None):
         self.model = model
+        # the main graph's signatures when the validator's propagation computed them (onnx's
+        # inference did not run, so value_info may not hold every type): reader.Loaded
+        self.main_types = main_types
         self.pinnable = pinnable    # the names --dim pins (main graph, as written in the file)
         self.types_known = types_known
         self.findings: list[Finding] = []
@@ -78,7 +81,14 @@ class Walker:
                                              require_default=False):
                 self.findings.append(Finding(v.requirement, v.message, graph=f"function:{f.domain}::{f.name}"))
         opset = _default_version(m.opset_import)
-        types = self._types_of(m.graph) if self.types_known else {}
+        if self.main_types is not None:
+            # already interned entries (propagate.py): register each distinct one once
+            intern = self.types.intern
+            for entry in {id(e): e for e in self.main_types.values()}.values():
+                intern(entry)
+            types = self.main_types
+        else:
+            types = self._types_of(m.graph) if self.types_known else {}
         self._walk_graph(m.graph, "main", None, types, opset, check_inputs=True)
         for key, f in self.functions.items():
             if key not in self._called:  # never called: operators only, types are unknown
@@ -180,6 +190,8 @@ class Walker:
                     self._tensor(vi.name, conv(vi.type) if vi.HasField("type") else _UNKNOWN_ENTRY,
                                  what, path, None, sparse_defs)
         self.nodes += len(g.node)
+        if path == "main" and self.main_types is not None and self._decided_clean():
+            return
         # The loop below is the hot path of a large model: profile operators whose inputs have
         # known entries go through a memo keyed by the interned entries' identities.
         vget = values.get
@@ -252,6 +264,15 @@ class Walker:
                     self.findings.append(Finding(v.requirement, v.message, graph=path, tensor=name))
                 else:
                     self._node_finding(v, ctx, tensor=name)
+
+    def _decided_clean(self) -> bool:
+        """True when the main graph's nodes can have no finding: the propagation (propagate.py)
+        took the model only after every node's constraint function accepted its operands (the
+        same functions, operands and attributes this walker would call), so what remains per
+        node is PROF-R2 on its result, which depends on the result's entry alone: when no
+        distinct entry has a PROF-R2 violation, the node loop would report nothing."""
+        seen = {id(e): e for e in self.main_types.values()}
+        return all(not shape_violations(e[0].shape, "a value") for e in seen.values())
 
     def _version(self, op: str, domain: str, opset: int | None) -> int | None:
         key = (op, domain, opset)
