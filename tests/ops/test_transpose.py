@@ -317,6 +317,21 @@ class TestValidate:
         report = sonnx.validate(node_model("float", (2, 3, 4), perm))
         assert "TRANSPOSE-R1" in [f.rule for f in report.findings]
 
+    @pytest.mark.parametrize("mode", ["exact", "fast"])
+    def test_run_compare_onnxruntime_from_the_command_line(self, mode, tmp_path):
+        """`sonnx run --compare onnxruntime` on an NHWC -> NCHW Transpose: 0 ULP, exit 0."""
+        import subprocess
+        import sys
+        model = tmp_path / "t.onnx"
+        onnx.save(node_model("float", (1, 4, 5, 3), (0, 3, 1, 2), 13), str(model))
+        np.save(tmp_path / "x.npy", values("float", (1, 4, 5, 3)))
+        src = str(Path(sonnx.__file__).resolve().parents[1])
+        p = subprocess.run([sys.executable, "-m", "sonnx", "run", str(model), "--input", f"x={tmp_path / 'x.npy'}",
+                            "--mode", mode, "--compare", "onnxruntime", "-o", str(tmp_path / "out")],
+                           capture_output=True, text=True, env={**__import__("os").environ, "PYTHONPATH": src})
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "max 0 ulp" in p.stdout
+
     def test_type_outside_the_version_is_a_finding(self):
         report = sonnx.validate(node_model("bfloat16", (2, 3), (1, 0), 12))
         assert "TRANSPOSE-R2" in [f.rule for f in report.findings]
