@@ -35,6 +35,7 @@ STEMS = (
     "globalaveragepool",
     "averagepool",
     "reshape",
+    "transpose",
 )
 
 
