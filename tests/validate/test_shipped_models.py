@@ -16,7 +16,10 @@ MODELS = sorted(DATA.glob("light/*.onnx")) + sorted(DATA.glob("pytorch-converted
 CONFORMING = {"test_ReLU", "test_AvgPool2d", "test_AvgPool2d_stride", "test_AvgPool3d", "test_AvgPool3d_stride",
               "test_AvgPool3d_stride1_pad0_gpu_input", "test_MaxPool1d", "test_MaxPool1d_stride",
               "test_MaxPool1d_stride_padding_dilation", "test_MaxPool2d", "test_MaxPool2d_stride_padding_dilation",
-              "test_MaxPool3d", "test_MaxPool3d_stride", "test_MaxPool3d_stride_padding"}
+              "test_MaxPool3d", "test_MaxPool3d_stride", "test_MaxPool3d_stride_padding",
+              # Unsqueeze/Squeeze around a 2-D AveragePool, Transpose then MatMul (issue 29): each runs
+              # to its expected outputs exactly (0 difference, checked when they were added)
+              "test_AvgPool1d", "test_AvgPool1d_stride", "test_Linear_no_bias"}
 
 
 def _names(model: onnx.ModelProto) -> tuple[set, set]:
