@@ -29,6 +29,7 @@ STEMS = (
     "relu",
     "matmul",
     "flatten",
+    "div",
 )
 
 
