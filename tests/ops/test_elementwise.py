@@ -471,7 +471,9 @@ class TestDivValues(Values):
 
     def test_agrees_with_onnxruntime(self, name):
         a, b = cross(name)
-        b = _nonzero_divisor(b)      # onnxruntime's integer division by zero is a crash
+        b = _nonzero_divisor(b)      # onnxruntime's integer division by zero is a crash,
+        if dtypes.is_signed(name) and not dtypes.is_float(name):   # and so is its int64 INT_MIN / -1
+            b = np.where((a == np.iinfo(a.dtype).min) & (b == -1), np.ones_like(b), b)
         try:
             expected = _onnxruntime(self.op.name, name, a, b)
         except Exception as exc:  # onnxruntime has no CPU kernel for some types
