@@ -32,7 +32,8 @@ KERNELS = ("mul", "add", "sub", "relu", "gemm", "matmul")
 # the paths through sonnx.fpenv (numpy kernels, sonnx run's executor, onnx.reference) and the
 # C entry points called directly (their own guard, sonnx_kernels.c)
 PYTHON_PATHS = [f"sonnx.{k} {t}" for k in KERNELS for t in ("float32", "float64")] + \
-    [f"{p} {t}" for p in ("sonnx.gemm threaded", "sonnx.run", "reference.new_ops") for t in ("float32", "float64")]
+    [f"{p} {t}" for p in ("sonnx.gemm threaded", "sonnx.run", "reference.new_ops") for t in ("float32", "float64")] + \
+    [f"sonnx.{k} {t}" for k in ("div",) for t in ("float32", "float64")]     # numpy kernels without a C one
 C_PATHS = [f"C sonnx_{k}_f{w}" for k in ("mul", "add", "sub", "gemm") for w in (32, 64)]
 CK_PATHS = [f"c_kernels.{k} {t}" for k in KERNELS for t in ("float32", "float64")]
 # the sticky exception flags (MXCSR bits 0-5) change with any arithmetic, guarded or not: the
