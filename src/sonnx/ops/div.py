@@ -17,7 +17,7 @@ from ..errors import ProfileViolation, Violation
 from ..semantics import floats, intloops
 from ..semantics.values import int_range
 from . import elementwise
-from .openvino_ir import IRLayer, broadcast_rule_inputs, broadcast_shape
+from .openvino_ir import IRError, IRLayer, broadcast_rule_inputs, broadcast_shape
 from .registry import ConformRule, Operator, first_shape
 
 OP = "Div"
@@ -27,8 +27,35 @@ LATEST = 14
 # Div's sets are Mul's, version for version
 TYPE_SETS = dtypes.ARITHMETIC_TYPE_SETS
 
-# DIV-R1..R4 of a node (input signatures, attributes, opset), decided in elementwise.constraints
-node_constraints = elementwise.node_constraints(OP, PREFIX)
+_ELEMENTWISE_CONSTRAINTS = elementwise.node_constraints(OP, PREFIX)
+# the key under which the OpenVINO IR reader passes Divide's m_pythondiv (no ONNX Div has it)
+PYTHONDIV = "openvino:m_pythondiv"
+
+
+# req: DIV-R5
+def node_constraints(sigs, attrs, opset: int) -> list[Violation]:
+    """DIV-R1..R4 of a node (elementwise.constraints), and DIV-R5 for an OpenVINO Divide read
+    from IR: with m_pythondiv true (OpenVINO's default) it floors integer quotients, Python's
+    ``//``, where ONNX Div truncates; the two differ whenever the signs differ, which the
+    validator cannot rule out from a signature, so such an integer layer is refused."""
+    found = _ELEMENTWISE_CONSTRAINTS(sigs, attrs, opset)
+    types = {s.elem_type for s in sigs}
+    if attrs.get(PYTHONDIV) and any(t is not None and not dtypes.is_float(t) for t in types):
+        found.append(Violation("DIV-R5", "OpenVINO Divide with m_pythondiv=true floors integer "
+                                         "quotients (Python's //), ONNX Div truncates toward zero; "
+                                         "the profile refuses it: set m_pythondiv=\"false\", or "
+                                         "divide floats"))
+    return found
+
+
+def divide_rule_inputs(layer, sigs, shown: str):
+    """OpenVINO's Divide as Div's constraint function sees it: auto_broadcast as for Multiply,
+    and m_pythondiv (absent means true, OpenVINO's default) passed on under PYTHONDIV."""
+    sigs, attrs, note = broadcast_rule_inputs(layer, sigs, shown)
+    raw = layer.data.get("m_pythondiv", "true")
+    if raw.lower() not in ("true", "false", "1", "0"):
+        raise IRError(f"{shown}: {layer.where} has m_pythondiv={raw[:20]!r}, not a boolean")
+    return sigs, {**attrs, PYTHONDIV: raw.lower() in ("true", "1")}, note
 
 
 def _zero_divisor(where: str) -> ProfileViolation:
@@ -134,7 +161,7 @@ OPERATOR = Operator(
     kernel=div,
     bind=elementwise.binder(OP, PREFIX, LATEST, divide),
     spec="spec/div.md", proofs=(),
-    openvino=(IRLayer("Divide", 1, 2, broadcast_shape, broadcast_rule_inputs),),
+    openvino=(IRLayer("Divide", 1, 2, broadcast_shape, divide_rule_inputs),),
     output_shape=first_shape, comparison="bits",
     conform=ConformRule("DIV-R4", ((0, "A"), (1, "B"))),
     theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))
