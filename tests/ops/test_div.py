@@ -209,3 +209,14 @@ def test_openvino_reads_pythondiv_as_floor_division():
     assert got[True].tolist() == [-4, -4, 3, 1]
     assert_same_bits(got[False], sonnx.div(a, b))
     assert got[False].tolist() == [-3, -3, 3, 1]
+
+
+@pytest.mark.req("DIV-R5")
+def test_sonnx_run_refuses_a_zero_integer_divisor_with_exit_2(tmp_path, capsys):
+    from sonnx.cli import main
+    onnx.save(_model("int32", [3], 14), tmp_path / "m.onnx")
+    np.savez(tmp_path / "in.npz", a=np.array([-7, 7, 1], np.int32), b=np.array([2, 0, 1], np.int32))
+    rc = main(["run", str(tmp_path / "m.onnx"), "--input", str(tmp_path / "in.npz")])
+    assert rc == 2 and "DIV-R5" in capsys.readouterr().err
+    np.savez(tmp_path / "ok.npz", a=np.array([-7, 7, 1], np.int32), b=np.array([2, -2, 1], np.int32))
+    assert main(["run", str(tmp_path / "m.onnx"), "--input", str(tmp_path / "ok.npz")]) == 0
