@@ -160,7 +160,7 @@ OPERATOR = Operator(
     attributes={"broadcast": None}, constraints=node_constraints, reference=div_reference,
     kernel=div,
     bind=elementwise.binder(OP, PREFIX, LATEST, divide),
-    spec="spec/div.md", proofs=(),
+    spec="spec/div.md", proofs=("proofs/div.mlw",),
     openvino=(IRLayer("Divide", 1, 2, broadcast_shape, divide_rule_inputs),),
     output_shape=first_shape, comparison="bits",
     conform=ConformRule("DIV-R4", ((0, "A"), (1, "B"))),
