@@ -145,6 +145,12 @@ def paths(plant_fault_c: bool):
                 getattr(lib, f"sonnx_{name}_f{a.itemsize * 8}")(a.ctypes.data, b.ctypes.data, y.ctypes.data, a.size)
                 return y
             out[f"C sonnx_{name}_f{a.itemsize * 8}"] = raw
+        # Div (no C kernel): 1/3 is inexact, tiny/4 a subnormal quotient (FTZ flushes it), a
+        # subnormal / 0.5 reads 0 under DAZ; the random pairs are inexact in every direction
+        tiny, sub = float(np.finfo(dt).tiny), float(np.finfo(dt).tiny) / 2**10
+        da = np.concatenate([[1.0, tiny, sub], a[7:]]).astype(dt)
+        db = np.concatenate([[3.0, 4.0, 0.5], b[7:]]).astype(dt)
+        out[f"sonnx.div {t}"] = lambda a=da, b=db: sonnx.div(a, b)
         out[f"sonnx.relu {t}"] = lambda a=a: sonnx.relu(a)
         out[f"c_kernels.relu {t}"] = lambda a=a: ck.relu(a)
         out[f"sonnx.gemm {t}"] = lambda x=ga, y=gb, c=gc: sonnx.gemm(x, y, c, alpha=0.5, beta=0.75)

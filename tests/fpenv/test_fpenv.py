@@ -31,8 +31,9 @@ MODES = ["upward", "downward", "towardzero", "ftz", "daz", "upward+ftz+daz"]
 KERNELS = ("mul", "add", "sub", "relu", "gemm", "matmul")
 # the paths through sonnx.fpenv (numpy kernels, sonnx run's executor, onnx.reference) and the
 # C entry points called directly (their own guard, sonnx_kernels.c)
-STRUCTURAL = ("squeeze", "unsqueeze", "reshape")      # numpy kernels only (no C kernel)
-PYTHON_PATHS = [f"sonnx.{k} {t}" for k in KERNELS + STRUCTURAL for t in ("float32", "float64")] + \
+STRUCTURAL = ("squeeze", "unsqueeze", "reshape")      # numpy kernels only (no C kernel), moving data
+ARITHMETIC_NUMPY = ("div",)                             # numpy kernels only (no C kernel), computing
+PYTHON_PATHS = [f"sonnx.{k} {t}" for k in KERNELS + STRUCTURAL + ARITHMETIC_NUMPY for t in ("float32", "float64")] + \
     [f"{p} {t}" for p in ("sonnx.gemm threaded", "sonnx.run", "reference.new_ops") for t in ("float32", "float64")] + \
     [f"sonnx.{k} {t}" for k in ("maxpool", "averagepool", "globalaveragepool") for t in ("float32", "float64")]
 C_PATHS = [f"C sonnx_{k}_f{w}" for k in ("mul", "add", "sub", "gemm") for w in (32, 64)]

@@ -21,7 +21,7 @@ from hypothesis.extra import numpy as hnp
 
 import sonnx
 from sonnx import dtypes
-from sonnx.ops import add as add_op, elementwise, mul as mul_op, sub as sub_op
+from sonnx.ops import add as add_op, div as div_op, elementwise, mul as mul_op, sub as sub_op
 from sonnx.ops.registry import Operator, operator, operators
 from sonnx.ops.signature import TensorSig
 from sonnx.semantics.tensor import FULL_CONTRACTS, from_numpy, to_numpy
@@ -435,3 +435,65 @@ class TestSubValues(Values):
 @pytest.mark.req("SUB-R1", "SUB-R2", "SUB-R3", "SUB-R4", "PROF-R2")
 class TestSubRefusals(Refusals):
     op = operator("Sub")
+
+
+def _nonzero_divisor(b: np.ndarray) -> np.ndarray:
+    """B with every integer 0 replaced by 1: Div refuses an integer zero divisor (DIV-R5, tested
+    in test_div.py), and the shared suite draws integers freely. Floats are left as they are:
+    x / 0 is IEEE's, and tested here."""
+    b = np.asarray(b)
+    if dtypes.is_float(dtypes.name_of(b.dtype)):
+        return b
+    return np.where(b == 0, np.ones_like(b), b)
+
+
+@pytest.mark.req("DIV-R1", "DIV-R3", "DIV-R5")
+class TestDivValues(Values):
+    op = operator("Div")
+    element_spec = staticmethod(div_op.quotient_ok)
+    # the float64 quotient of two 16-bit floats is rounded once there; innocuous before the
+    # rounding to T, since 53 >= 2 * 11 + 2 (Figueroa 1995)
+    wide = staticmethod(np.divide)
+
+    def kernel(self, a, b, **kw):
+        return self.op.kernel(a, _nonzero_divisor(b), **kw)
+
+    def reference(self, a, b):
+        return to_numpy(self.op.reference(from_numpy(a), from_numpy(_nonzero_divisor(b))))
+
+    def test_reference_meets_the_element_spec_on_edge_values(self, name):
+        a, b = cross(name)
+        b = _nonzero_divisor(b)
+        c = self.op.reference(from_numpy(a), from_numpy(b))
+        ta, tb = from_numpy(a), from_numpy(b)
+        bad = [(x, y, r) for x, y, r in zip(ta.data, tb.data, c.data) if not self.element_spec(name, x, y, r)]
+        assert bad == []
+
+    def test_agrees_with_onnxruntime(self, name):
+        a, b = cross(name)
+        b = _nonzero_divisor(b)      # onnxruntime's integer division by zero is a crash,
+        if dtypes.is_signed(name) and not dtypes.is_float(name):   # and so is its int64 INT_MIN / -1
+            b = np.where((a == np.iinfo(a.dtype).min) & (b == -1), np.ones_like(b), b)
+        try:
+            expected = _onnxruntime(self.op.name, name, a, b)
+        except Exception as exc:  # onnxruntime has no CPU kernel for some types
+            if "NOT_IMPLEMENTED" in str(exc) or "Could not find an implementation" in str(exc):
+                pytest.skip(f"onnxruntime has no CPU {self.op.name} for {name}")
+            raise
+        assert_same_bits(self.kernel(a, b), expected)
+
+    def test_the_element_spec_rejects_floored_and_wrong_signs(self):
+        """quotient_ok can fail: a floored integer quotient, a zero divisor, a zero or an
+        infinity of the wrong sign, a quotient not rounded to nearest."""
+        assert not div_op.quotient_ok("int8", -7, 2, -4)
+        assert div_op.quotient_ok("int8", -7, 2, -3)
+        assert not div_op.quotient_ok("int8", 1, 0, 0)
+        assert div_op.quotient_ok("int8", -128, -1, -128)
+        assert not div_op.quotient_ok("float", -0.0, 5.0, 0.0)
+        assert not div_op.quotient_ok("float", 1.0, -0.0, np.inf)
+        assert not div_op.quotient_ok("float", 1.0, 3.0, float(np.nextafter(np.float32(1 / 3), np.float32(1))))
+
+
+@pytest.mark.req("DIV-R1", "DIV-R2", "DIV-R3", "DIV-R4", "PROF-R2")
+class TestDivRefusals(Refusals):
+    op = operator("Div")

@@ -36,6 +36,7 @@ STEMS = (
     "averagepool",
     "reshape",
     "transpose",
+    "div",
 )
 
 
