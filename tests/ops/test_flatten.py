@@ -21,6 +21,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import sonnx
+from sonnx.ops import kernel
 from sonnx import dtypes
 from sonnx.errors import ProfileViolation
 from sonnx.ops import flatten as flatten_op
@@ -205,7 +206,7 @@ class TestValues:
             assert_bits(y, expected)
             ref = flatten_op.flatten_reference(from_numpy(x), axis)
             assert ref.shape == expected.shape and ref.dtype == name
-            assert all(flatten_op.same_bits(name, p, q) for p, q in zip(ref.data, from_numpy(x).data))
+            assert all(kernel.same_bits(name, p, q) for p, q in zip(ref.data, from_numpy(x).data))
             assert flatten_op._every_element_moved(from_numpy(x), axis, ref)
 
     def test_element_check_catches_a_column_major_copy(self):
@@ -214,9 +215,9 @@ class TestValues:
         assert not flatten_op._every_element_moved(x, 1, wrong)
 
     def test_same_bits_tells_nan_payloads_and_zero_signs(self):
-        assert not flatten_op.same_bits("double", 0.0, -0.0)
+        assert not kernel.same_bits("double", 0.0, -0.0)
         p = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000001))[0]
-        assert not flatten_op.same_bits("double", math.nan, p) and flatten_op.same_bits("double", p, p)
+        assert not kernel.same_bits("double", math.nan, p) and kernel.same_bits("double", p, p)
 
     def test_result_is_a_copy_never_a_view(self):
         x = values("float", (2, 3, 4))

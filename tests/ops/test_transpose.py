@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import sonnx
+from sonnx.ops import kernel
 from sonnx import dtypes
 from sonnx.errors import ProfileViolation
 from sonnx.ops import registry
@@ -199,7 +200,7 @@ class TestValues:
             assert_bits(y, x.transpose(perm).copy(order="C"))
             ref = transpose_op.transpose_reference(from_numpy(x), perm)
             assert ref.shape == y.shape and ref.dtype == name
-            assert all(transpose_op.same_bits(name, p, q) for p, q in zip(ref.data, from_numpy(y).data))
+            assert all(kernel.same_bits(name, p, q) for p, q in zip(ref.data, from_numpy(y).data))
             assert transpose_op._every_element_moved(from_numpy(x), perm, ref)
 
     def test_element_check_catches_a_wrong_move(self):
@@ -211,9 +212,9 @@ class TestValues:
         assert not transpose_op._every_element_moved(x, (2, 0, 1), wrong)
 
     def test_same_bits_tells_nan_payloads_and_zero_signs(self):
-        assert not transpose_op.same_bits("double", 0.0, -0.0)
+        assert not kernel.same_bits("double", 0.0, -0.0)
         p = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000001))[0]
-        assert not transpose_op.same_bits("double", math.nan, p) and transpose_op.same_bits("double", p, p)
+        assert not kernel.same_bits("double", math.nan, p) and kernel.same_bits("double", p, p)
 
     def test_result_is_a_copy_never_a_view(self):
         x = values("float", (2, 3, 4))

@@ -17,6 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 import contextlib
 
 import sonnx
+from sonnx.ops import kernel
 from sonnx import dtypes
 from sonnx.errors import ProfileViolation
 from sonnx.ops import registry
@@ -235,7 +236,7 @@ class TestValues:
         assert_bits(y, expected)
         ref = unsqueeze_op.unsqueeze_reference(from_numpy(x), axes)
         assert ref.shape == expected.shape and ref.dtype == name
-        assert all(unsqueeze_op.same_bits(name, p, q) for p, q in zip(ref.data, from_numpy(x).data))
+        assert all(kernel.same_bits(name, p, q) for p, q in zip(ref.data, from_numpy(x).data))
         assert unsqueeze_op._every_element_moved(from_numpy(x), axes, ref)
 
     def test_element_check_catches_a_wrong_order(self):

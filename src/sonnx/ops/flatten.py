@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import struct
 
 import icontract
 import numpy as np
@@ -134,12 +133,6 @@ def _refusal(x: TensorValue, axis: object) -> ProfileViolation:
     return ProfileViolation(_violations(x, axis))
 
 
-def same_bits(dtype: str, a, b) -> bool:
-    """``a`` and ``b`` are the same value of ``dtype`` bit for bit: a zero's sign and a NaN's
-    sign and payload compared (as binary64, where every value of the float types is exact)."""
-    if dtypes.is_float(dtype):
-        return struct.pack("<d", a) == struct.pack("<d", b)
-    return type(a) is type(b) and a == b
 
 
 def _every_element_moved(x: TensorValue, axis: int, y: TensorValue) -> bool:
@@ -150,7 +143,7 @@ def _every_element_moved(x: TensorValue, axis: int, y: TensorValue) -> bool:
     lead, trail = tuple(x.shape[:a]), tuple(x.shape[a:])
     for ix in itertools.product(*(range(d) for d in x.shape)):
         at = (flat_index(lead, ix[:a]), flat_index(trail, ix[a:]))
-        if not same_bits(x.dtype, x.data[flat_index(x.shape, ix)], y.data[flat_index(y.shape, at)]):
+        if not kernel.same_bits(x.dtype, x.data[flat_index(x.shape, ix)], y.data[flat_index(y.shape, at)]):
             return False
     return True
 

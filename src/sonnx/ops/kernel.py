@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import struct
 from typing import Callable, Sequence
 
 import icontract
@@ -241,3 +242,43 @@ def entry(kernel: Callable) -> Callable:
     """A public kernel: run in the proofs' floating-point environment (round to nearest even, no
     FTZ/DAZ), the caller's restored after (sonnx.fpenv)."""
     return fpenv.guarded(kernel)
+
+
+# ---------------------------------------------------------------- the structural operators' pieces
+def same_bits(dtype: str, a, b) -> bool:
+    """``a`` and ``b`` are the same value of ``dtype`` bit for bit (as binary64, where every
+    value of the float types is exact: a zero's sign, a NaN's sign and payload compared)."""
+    if dtypes.is_float(dtype):
+        return struct.pack("<d", a) == struct.pack("<d", b)
+    return type(a) is type(b) and a == b
+
+
+def row_major_copy(data: list, n: int) -> list:
+    """Y's flat data of a row-major move (Reshape, Squeeze, Unsqueeze): y[k] = x[k] for every k,
+    the same objects (so the same bits). Each operator's theory proves this loop (its module
+    Copy); each operator's module binds it under its own name and requirement."""
+    y: list = [None] * n
+    for k in range(n):
+        y[k] = data[k]
+    return y
+
+
+def axes_argument(op: str, stem: str, rule: str, axes: object, opset: object, input_from: int) -> tuple[int, ...] | None:
+    """A kernel's ``axes`` (Squeeze, Unsqueeze) as a tuple of ints. From ``input_from`` on they
+    are ONNX's axes input: a 1-D int64 array (another array is ``rule``'s to refuse); before,
+    ONNX's attribute: a list or tuple of integers (or such an array). None (omitted) is
+    returned for the operator's own rule to judge. TypeError for anything else."""
+    if axes is None:
+        return None
+    if isinstance(axes, np.ndarray):
+        if axes.dtype != np.int64 or axes.ndim != 1:
+            raise ProfileViolation([Violation(rule, f"{op} axes is an array of type {axes.dtype} and "
+                                                    f"shape {axes.shape}; it must be a 1-D int64 array")])
+        return tuple(int(a) for a in axes)
+    before = isinstance(opset, (int, np.integer)) and not isinstance(opset, bool) and opset < input_from
+    if before and isinstance(axes, (tuple, list)) and all(
+            isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axes):
+        return tuple(int(a) for a in axes)
+    raise wrong_type(stem, "axes", f"a 1-D int64 array (the axes input; before opset {input_from} also a "
+                     "list of integers: the attribute)", axes, "")
+

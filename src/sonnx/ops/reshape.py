@@ -21,7 +21,6 @@ Decisions (spec/reshape.md says why):
 from __future__ import annotations
 
 import itertools
-import struct
 
 import icontract
 import numpy as np
@@ -206,12 +205,6 @@ def _refusal(x: TensorValue, shape: object, allowzero: object) -> ProfileViolati
     return ProfileViolation(_violations(x, shape, allowzero))
 
 
-def same_bits(dtype: str, a, b) -> bool:
-    """``a`` and ``b`` are the same value of ``dtype`` bit for bit (as binary64, where every
-    value of the float types is exact: a zero's sign, a NaN's sign and payload compared)."""
-    if dtypes.is_float(dtype):
-        return struct.pack("<d", a) == struct.pack("<d", b)
-    return type(a) is type(b) and a == b
 
 
 def _every_element_moved(x: TensorValue, y: TensorValue) -> bool:
@@ -220,7 +213,7 @@ def _every_element_moved(x: TensorValue, y: TensorValue) -> bool:
     at = list(itertools.product(*(range(d) for d in y.shape)))
     for ix in itertools.product(*(range(d) for d in x.shape)):
         k = flat_index(x.shape, ix)
-        if not same_bits(x.dtype, x.data[k], y.data[flat_index(y.shape, at[k])]):
+        if not kernel.same_bits(x.dtype, x.data[k], y.data[flat_index(y.shape, at[k])]):
             return False
     return True
 
@@ -245,12 +238,7 @@ def reshape_reference(x: TensorValue, shape: tuple[int, ...], allowzero: int | N
 
 
 # req: RESHAPE-R4
-def _move(data: list, n: int) -> list:
-    """Y's flat data: y[k] = x[k] for every k, the same objects (so the same bits)."""
-    y: list = [None] * n
-    for k in range(n):
-        y[k] = data[k]
-    return y
+_move = kernel.row_major_copy      # the copy loop, proved by this operator's module Copy
 
 
 # ---------------------------------------------------------------- numpy kernel

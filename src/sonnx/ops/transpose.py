@@ -21,7 +21,6 @@ Decisions (spec/transpose.md says why):
 from __future__ import annotations
 
 import itertools
-import struct
 
 import icontract
 import numpy as np
@@ -129,12 +128,6 @@ def _refusal(x: TensorValue, perm: object) -> ProfileViolation:
     return ProfileViolation(_violations(x, perm))
 
 
-def same_bits(dtype: str, a, b) -> bool:
-    """``a`` and ``b`` are the same value of ``dtype`` bit for bit: a zero's sign and a NaN's
-    sign and payload compared (as binary64, where every value of the float types is exact)."""
-    if dtypes.is_float(dtype):
-        return struct.pack("<d", a) == struct.pack("<d", b)
-    return type(a) is type(b) and a == b
 
 
 def _every_element_moved(x: TensorValue, perm: tuple[int, ...], y: TensorValue) -> bool:
@@ -142,7 +135,7 @@ def _every_element_moved(x: TensorValue, perm: tuple[int, ...], y: TensorValue) 
     element at i is Y's at j = (i[perm[0]], ..., i[perm[r-1]]), bit for bit."""
     for ix in itertools.product(*(range(d) for d in x.shape)):
         j = tuple(ix[p] for p in perm)
-        if not same_bits(x.dtype, x.data[flat_index(x.shape, ix)], y.data[flat_index(y.shape, j)]):
+        if not kernel.same_bits(x.dtype, x.data[flat_index(x.shape, ix)], y.data[flat_index(y.shape, j)]):
             return False
     return True
 

@@ -20,7 +20,6 @@ Decisions (spec/unsqueeze.md says why):
 from __future__ import annotations
 
 import itertools
-import struct
 
 import icontract
 import numpy as np
@@ -159,12 +158,6 @@ def _refusal(x: TensorValue, axes: object) -> ProfileViolation:
     return ProfileViolation(_violations(x, axes))
 
 
-def same_bits(dtype: str, a, b) -> bool:
-    """``a`` and ``b`` are the same value of ``dtype`` bit for bit (as binary64, where every
-    value of the float types is exact: a zero's sign, a NaN's sign and payload compared)."""
-    if dtypes.is_float(dtype):
-        return struct.pack("<d", a) == struct.pack("<d", b)
-    return type(a) is type(b) and a == b
 
 
 def _every_element_moved(x: TensorValue, axes, y: TensorValue) -> bool:
@@ -174,7 +167,7 @@ def _every_element_moved(x: TensorValue, axes, y: TensorValue) -> bool:
     for ix in itertools.product(*(range(d) for d in x.shape)):
         rest = iter(ix)
         at = tuple(0 if k in new else next(rest) for k in range(len(x.shape) + len(axes)))
-        if not same_bits(x.dtype, x.data[flat_index(x.shape, ix)], y.data[flat_index(y.shape, at)]):
+        if not kernel.same_bits(x.dtype, x.data[flat_index(x.shape, ix)], y.data[flat_index(y.shape, at)]):
             return False
     return True
 
@@ -198,36 +191,17 @@ def unsqueeze_reference(x: TensorValue, axes: tuple[int, ...]) -> TensorValue:
 
 
 # req: UNSQUEEZE-R4
-def _move(data: list, n: int) -> list:
-    """Y's flat data: y[k] = x[k] for every k, the same objects (so the same bits)."""
-    y: list = [None] * n
-    for k in range(n):
-        y[k] = data[k]
-    return y
+_move = kernel.row_major_copy      # the copy loop, proved by this operator's module Copy
 
 
 # ---------------------------------------------------------------- numpy kernel
 _accepted = kernel.AcceptedCalls()
 
 
-def axes_argument(axes: object, opset: object) -> tuple[int, ...]:
-    """The kernel's ``axes`` as a tuple of ints. From Unsqueeze-13 on they are ONNX's axes input: a
-    1-D int64 array (another array is UNSQUEEZE-R1's to refuse); before, ONNX's attribute: a
-    list or tuple of integers (or such an array). None (omitted) is UNSQUEEZE-R1's to refuse.
-    TypeError for anything else."""
-    if axes is None:
-        return None
-    if isinstance(axes, np.ndarray):
-        if axes.dtype != np.int64 or axes.ndim != 1:
-            raise ProfileViolation([Violation("UNSQUEEZE-R1", f"{OP} axes is an array of type {axes.dtype} and "
-                                                          f"shape {axes.shape}; it must be a 1-D int64 array")])
-        return tuple(int(a) for a in axes)
-    before_13 = isinstance(opset, (int, np.integer)) and not isinstance(opset, bool) and opset < AXES_INPUT_FROM
-    if before_13 and isinstance(axes, (tuple, list)) and all(
-            isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axes):
-        return tuple(int(a) for a in axes)
-    raise wrong_type("unsqueeze", "axes", "a 1-D int64 array (the axes input; before opset 13 also a "
-                     "list of integers: the attribute)", axes, "")
+def axes_argument(axes: object, opset: object) -> tuple[int, ...] | None:
+    """The kernel's ``axes`` as a tuple of ints (kernel.axes_argument: a 1-D int64 array from
+    Unsqueeze-13 on, also a list of integers before; None when omitted, UNSQUEEZE-R1's to refuse)."""
+    return kernel.axes_argument(OP, "unsqueeze", "UNSQUEEZE-R1", axes, opset, AXES_INPUT_FROM)
 
 
 # req: UNSQUEEZE-R1, UNSQUEEZE-R2, UNSQUEEZE-R3
