@@ -25,8 +25,8 @@ Tensor = tuple[tuple[int | None, ...], str]
 # OpenVINO's operation type -> the IR layer type that maps onto it
 OV_TYPES = {"Parameter": "Parameter", "Constant": "Const", "Result": "Result",
             "Multiply": "Multiply", "Add": "Add", "Subtract": "Subtract", "MatMul": "MatMul",
-            "Relu": "ReLU"}
-ELEMENTWISE = ("Multiply", "Add", "Subtract")
+            "Relu": "ReLU", "Divide": "Divide"}
+ELEMENTWISE = ("Multiply", "Add", "Subtract", "Divide")
 _CONST_END = re.compile(rb'offset="([0-9]{1,12})"[^>]*size="([0-9]{1,12})"|size="([0-9]{1,12})"[^>]*offset="([0-9]{1,12})"')
 
 
