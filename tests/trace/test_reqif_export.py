@@ -81,7 +81,7 @@ def test_the_export_is_deterministic_and_shares_lobsters_tags():
     m = _matrix()
     assert reqif.render(m, now=NOW) == reqif.render(m, now=NOW)
     text = reqif.render(m, now=NOW)
-    for it in lobster._activities(m) + lobster._code(m):
+    for it in lobster.activities(m) + lobster.code_items(m):
         assert f'THE-VALUE="{it["tag"]}"' in text
 
 

@@ -95,7 +95,9 @@ def _activity(tag: str, location: dict, framework: str, kind: str, text: str, st
             "status": "ok" if good else "fail"}
 
 
-def _activities(m: Matrix) -> list[dict]:
+def activities(m: Matrix) -> list[dict]:
+    """Every proof goal, test and harness of the matrix as one item (its tag, result and the
+    requirements it reaches); the ReqIF export (reqif.py) writes the same items."""
     items = []
     for (path, goal), (p, ids) in sorted(_grouped(m, "proof", lambda p: (p["path"], p["goal"])).items()):
         items.append(_activity(f"why3 {path}:{goal}", _location(path, p.get("line")), "Why3", "Proof goal",
@@ -112,7 +114,8 @@ def _activities(m: Matrix) -> list[dict]:
     return items
 
 
-def _code(m: Matrix) -> list[dict]:
+def code_items(m: Matrix) -> list[dict]:
+    """Every code site that names a requirement as one item; shared with the ReqIF export."""
     items = []
     for (path, line, name), (c, ids) in sorted(
             _grouped(m, "code", lambda c: (c["path"], c["line"], c["name"])).items()):
@@ -142,9 +145,9 @@ def _config() -> str:
 
 def render(m: Matrix) -> dict[str, str]:
     """{file name: text} of the LOBSTER inputs and policy for matrix ``m``."""
-    acts = _activities(m)
+    acts = activities(m)
     out = {FILES[LEVEL_REQ]: _file("lobster-req-trace", 4, [_requirement(r) for r in m.rows]),
-           FILES[LEVEL_CODE]: _file("lobster-imp-trace", 3, _code(m))}
+           FILES[LEVEL_CODE]: _file("lobster-imp-trace", 3, code_items(m))}
     for level, framework in ACTIVITY_LEVELS.items():
         out[activity_file(level)] = _file("lobster-act-trace", 3,
                                           [a for a in acts if a["framework"] == framework])

@@ -85,8 +85,8 @@ def _chapter(children: ET.Element, objects: ET.Element, name: str, now: str) -> 
 
 def _evidence_items(m: Matrix) -> list[tuple[str, list[dict]]]:
     """(chapter, items) of the code sites and results, as LOBSTER's export names and judges them."""
-    acts = lobster._activities(m)
-    return [("Implementation", lobster._code(m)),
+    acts = lobster.activities(m)
+    return [("Implementation", lobster.code_items(m)),
             *((f"Verification: {level}", [a for a in acts if a["framework"] == fw])
               for level, fw in lobster.ACTIVITY_LEVELS.items())]
 
