@@ -162,3 +162,26 @@ def test_no_test_reruns_the_proofs_or_the_campaign():
     assert _runs_an_evidence_tool('import subprocess\nsubprocess.run([str(ROOT / "tools" / "prove")])\n')
     assert _runs_an_evidence_tool('run(["tools/crosshair"])\n')
     assert not _runs_an_evidence_tool('"""Run with tools/crosshair."""\n')
+
+
+def test_crosshair_runs_beside_the_next_steps_and_is_joined_before_the_trace(tmp_path, capsys):
+    """The campaign step starts, the tests start while it runs (it waits for their mark, so run
+    one after the other it would fail), and the trace starts only once the campaign is done."""
+    mark, done = tmp_path / "test-started", tmp_path / "crosshair-done"
+    wait = (f"import pathlib, sys, time\nfor _ in range(600):\n    if pathlib.Path({str(mark)!r}).exists(): break\n"
+            f"    time.sleep(0.05)\nelse: sys.exit(1)\ntime.sleep(0.3)\npathlib.Path({str(done)!r}).write_text('x')")
+    steps = [_step("crosshair", wait), _step("test", f"open({str(mark)!r}, 'w').write('x')"),
+             _step("trace", f"import pathlib, sys; sys.exit(0 if pathlib.Path({str(done)!r}).exists() else 4)")]
+    assert evidence.run(steps, tmp_path / "e") == 0
+    summary = json.loads((tmp_path / "e" / "summary.json").read_text())
+    assert [(s["step"], s["verdict"]) for s in summary["steps"]] == [
+        ("crosshair", "pass"), ("test", "pass"), ("trace", "pass")]
+    assert "crosshair: " in capsys.readouterr().out
+
+
+def test_a_failing_step_beside_the_others_still_fails_the_run(tmp_path, capsys):
+    steps = [_step("crosshair", "import sys; sys.exit(5)"), _step("test", "pass")]
+    assert evidence.run(steps, tmp_path / "e") == 1
+    summary = json.loads((tmp_path / "e" / "summary.json").read_text())
+    assert [(s["step"], s["exit_code"]) for s in summary["steps"]] == [("crosshair", 5), ("test", 0)]
+    assert "FAILED steps: crosshair" in capsys.readouterr().out

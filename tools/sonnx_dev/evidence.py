@@ -7,6 +7,13 @@ runs, each line with the elapsed time, and kept under build/evidence/logs/. The 
 with manifest.json (the machine, every installed package, BLAS, CPU, the commit and whether
 the tree differs from it, each step's input hash), summary.json (each step's verdict),
 index.html (opens on the verdicts, links the rest) and SHA256SUMS of exactly these files.
+
+The CrossHair campaign (two processes at a time) runs beside the steps after it, the tests (one
+process) among them, and is waited for before the trace, which reads every step's output: on
+two cores that saves the time of the shorter of the two (issue 28, CI time). No step reads
+another's output before the trace, and every verdict is bounded by steps or iterations, never
+by the clock, so running them side by side changes no verdict; each keeps its own log and its
+own time in summary.json, and its lines are shown as they come, prefixed with its name.
 """
 from __future__ import annotations
 
@@ -28,6 +35,9 @@ from sonnx.trace.inputs import STEP_GLOBS, step_inputs
 
 ROOT = Path(__file__).resolve().parents[2]   # tools/sonnx_dev/evidence.py
 OUT = ROOT / "build" / "evidence"
+# steps that run beside the ones after them, up to the first step of JOIN_BEFORE (or the end)
+BESIDE = ("crosshair",)
+JOIN_BEFORE = ("trace",)
 PYTEST_SUMMARY = re.compile(r"^=*\s*(\d+ (passed|failed|error|errors|skipped|deselected)\b.*?)\s*=*$")
 
 
@@ -260,15 +270,36 @@ def run(steps: list[tuple[str, list[str], dict[str, str]]], out: Path) -> int:
     (out / "logs").mkdir(parents=True)
     man = manifest(started)      # before the steps: the inputs they are run on
     t_start = time.monotonic()
-    results = []
-    for n, (name, cmd, env) in enumerate(steps, 1):
-        print(f"[{n}/{len(steps)}] {name}: {' '.join(cmd)}", flush=True)
+    results: list[dict | None] = [None] * len(steps)
+    beside: list[threading.Thread] = []
+
+    def one(n: int, name: str, cmd: list[str], env: dict[str, str]) -> None:
         rc, secs = _run(name, cmd, env, out / "logs" / f"{name}.log", t_start)
         verdict = "pass" if rc == 0 else "FAIL"
-        results.append({"step": name, "command": cmd, "exit_code": rc, "verdict": verdict,
-                        "seconds": round(secs, 1)})
+        results[n - 1] = {"step": name, "command": cmd, "exit_code": rc, "verdict": verdict,
+                          "seconds": round(secs, 1)}
         print(f"[{n}/{len(steps)}] {name}: {verdict} (exit {rc}, {secs:.1f} s, "
               f"{time.monotonic() - t_start:.0f} s in all)", flush=True)
+
+    def join() -> None:
+        for t in beside:
+            t.join()
+        beside.clear()
+
+    for n, (name, cmd, env) in enumerate(steps, 1):
+        if name in JOIN_BEFORE:
+            join()
+        if name in BESIDE:
+            print(f"[{n}/{len(steps)}] {name}: {' '.join(cmd)} (beside the next steps)", flush=True)
+            t = threading.Thread(target=one, args=(n, name, cmd, env), name=name)
+            beside.append(t)
+            t.start()
+            continue
+        print(f"[{n}/{len(steps)}] {name}: {' '.join(cmd)}", flush=True)
+        one(n, name, cmd, env)
+    join()
+    results = [r or {"step": steps[i][0], "command": steps[i][1], "exit_code": None,
+                     "verdict": "FAIL", "seconds": None} for i, r in enumerate(results)]
     (out / "manifest.json").write_text(json.dumps(man, indent=1) + "\n", encoding="utf-8")
     summary = {"commit": man["git"]["commit"], "dirty": man["git"]["dirty"], "steps": results,
                "seconds": round(time.monotonic() - t_start, 1)}
