@@ -228,7 +228,8 @@ def matmul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray
 
 
 # no C source of its own: it runs Gemm's entry points
-C_BINDING = CBinding(source=None, proof=None, entries=(), wrapper=matmul_c)
+C_BINDING = CBinding(source=None, proof=None, entries=(), wrapper=matmul_c,
+                     via=("gemm", "proofs/matmul.mlw"))
 
 # ---------------------------------------------------------------- conform: rank-1 operands
 # req: MATMUL-R1

@@ -61,6 +61,9 @@ class CBinding:
     # C functions that are not entry points (clones the entry points call): name -> (proof
     # file, WhyML module holding the clone, WhyML function cloned)
     internal: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
+    # the wrapper runs another operator's entry points: (its stem, the proof that this operator
+    # is that one's special case), e.g. MatMul as Gemm; the proved engine cites both proofs
+    via: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

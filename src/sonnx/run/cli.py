@@ -1,4 +1,4 @@
-"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [-o DIR [--hex]] [--compare onnxruntime [--criterion C]]`.
+"""`sonnx run MODEL --input NAME=FILE ... [--mode exact|fast] [--engine default|proved] [-o DIR [--hex]] [--compare onnxruntime [--criterion C]]`.
 
 Exit 0: the model ran (and with --compare, onnxruntime is within the profile's bounds on every
 node); 1: --compare found a node outside its bound or could not compare one; 2: the model does
@@ -37,6 +37,10 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=("exact", "fast"), default="exact",
                    help="exact (default): bit-exact reference results; fast: the matrix operators through "
                         "BLAS, within their stated error bound")
+    p.add_argument("--engine", choices=("default", "proved"), default="default",
+                   help="proved: every node on a C kernel extracted from its Why3 proof (exact mode; "
+                        "a node no proved kernel covers is refused, exit 2, with what is covered); "
+                        "run.json then names each node's kernel and proofs")
     p.add_argument("-o", "--output-dir", metavar="DIR",
                    help="write NAME.npy per output and run.json into DIR (created; its parent must "
                         "exist)")
@@ -132,7 +136,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return 2
     result = None
     try:
-        session = Session(args.model, args.mode)      # validated and planned once
+        if args.engine == "proved" and args.mode != "exact":
+            error(PROG, "--engine proved runs exact mode only (the proofs are of the exact results); "
+                        "drop --mode fast")
+            return 2
+        session = Session(args.model, args.mode, args.engine)      # validated and planned once
         loaded = session.loaded
         if args.output_dir:   # before the run: no file of -o DIR may be an input
             why = clash(_planned(args, loaded, io),
@@ -164,7 +172,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     summary = {"schema": "sonnx-run/1", "sonnx": __version__, "model": shown_path(args.model),
                "model_sha256": _file_sha256(args.model),
                "model_external_data": files["external_data"], "mode": args.mode,
-               "inputs": io.describe(feeds), "outputs": io.describe(outputs)}
+               "engine": args.engine, "inputs": io.describe(feeds), "outputs": io.describe(outputs)}
+    if args.engine == "proved":
+        summary["proved_kernels"] = session.proofs()
     rep = None
     if result is not None:
         import onnxruntime
@@ -190,7 +200,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.verbosity >= 0:
         write(sys.stdout, "".join(
             f"{neutral(name)}  {d['dtype']} {tuple(d['shape'])}  sha256 {d['sha256']}\n"
-            for name, d in summary["outputs"].items()) + f"mode {args.mode}\n")
+            for name, d in summary["outputs"].items()) + f"mode {args.mode}"
+            + (", engine proved (every node on a kernel extracted from its proof)" if args.engine == "proved" else "") + "\n")
     if result is not None:
         return _report_comparison(args, result, rep)
     return 0

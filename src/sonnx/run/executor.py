@@ -23,6 +23,8 @@ from .. import dtypes, fpenv
 from ..ops.registry import operator, operators
 
 MODES = ("exact", "fast")
+# "default": the numpy/llvmlite kernels; "proved": only C kernels extracted from proofs (proved.py)
+ENGINES = ("default", "proved")
 # The ONNX attributes that reach a kernel, as the kernel's keyword, are each record's
 # ``kernel_attributes``. The validator admits no other attribute that changes a result (a
 # legacy broadcast attribute only as 0, with an axis that then means nothing).
@@ -157,6 +159,7 @@ class Step:
     # the intermediate values read for the last time by this node: dropped after it (unless every
     # value is kept), so that a run holds only the live ones and its memory stays in cache
     last_uses: tuple[str, ...] = ()
+    proof: object = None         # under the proved engine: its proved.Coverage (entry, proofs)
 
 
 def _result_signature(op_type: str, args: list[np.ndarray], kwargs: dict) -> tuple[tuple[int, ...], np.dtype]:
@@ -174,16 +177,22 @@ def _placeholder(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     return np.broadcast_to(np.zeros((), dtype), shape)
 
 
-def plan(loaded: Loaded, mode: str) -> list[Step]:
+def plan(loaded: Loaded, mode: str, engine: str = "default") -> list[Step]:
     """Every node's Step, in graph order. The kernels' checks run here once, on placeholders of
     the operands' shapes and types (one element broadcast to the shape: the checks read only
     the signature, and no memory is taken); a conformant model never fails them (RunError
-    names the node if one does)."""
+    names the node if one does). ``engine="proved"`` binds every node to the C kernel extracted
+    from its proof (proved.py) and refuses, with RunError naming the node, a node none covers;
+    it runs exact mode only."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; use 'exact' or 'fast'")
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; use 'default' or 'proved'")
+    if engine == "proved" and mode != "exact":
+        raise ValueError("the proved engine runs exact mode only (the proofs are of the exact results)")
     like = {name: _placeholder(a.shape, a.dtype) for name, a in loaded.constants.items()}
     like.update({s.name: _placeholder(s.shape, dtypes.numpy_dtype(s.dtype)) for s in loaded.inputs.values()})
-    steps = []
+    steps, refused = [], []
     for i, node in enumerate(loaded.model.graph.node):
         op = operator(node.op_type)
         names = op.kernel_attributes
@@ -194,13 +203,25 @@ def plan(loaded: Loaded, mode: str) -> list[Step]:
         inputs = tuple(name for name in inputs if name)
         kwargs.update(constants)
         args = [like[name] for name in inputs]
+        cov = None
         try:
             kernel = op.bind(*args, **kwargs, opset=loaded.opset)
             shape, dtype = _result_signature(node.op_type, args, kwargs)
         except Exception as exc:   # a conformant model's node never fails: say which one did
             raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
+        if engine == "proved":
+            from . import proved
+            try:
+                kernel, cov = proved.kernel(op, args[0].dtype, kwargs, loaded.opset)
+            except proved.NotProved as exc:
+                refused.append(f"node {i} {node.name!r} ({node.op_type}): {exc}")
         like[node.output[0]] = _placeholder(shape, dtype)
-        steps.append(Step(node, kernel, inputs, node.output[0]))
+        steps.append(Step(node, kernel, inputs, node.output[0], proof=cov))
+    if refused:
+        raise RunError("the proved engine runs only kernels extracted from proofs, and none covers "
+                       + ("these nodes" if len(refused) > 1 else "this node") + ":\n  "
+                       + "\n  ".join(refused) + "\nrun with the default engine (no --engine "
+                       "proved) for this model, or see docs/run.md, \"The proved engine\"")
     return _with_last_uses(steps, {o.name for o in loaded.model.graph.output})
 
 
@@ -213,7 +234,7 @@ def _with_last_uses(steps: list[Step], outputs: set[str]) -> list[Step]:
     for step in reversed(steps):
         last = tuple(sorted({n for n in step.inputs if n in computed and n not in seen}))
         seen.update(step.inputs)
-        planned.append(Step(step.node, step.kernel, step.inputs, step.output, last))
+        planned.append(Step(step.node, step.kernel, step.inputs, step.output, last, step.proof))
     return planned[::-1]
 
 

@@ -17,15 +17,27 @@ from .io import InputError, check_feeds
 
 
 class Session:
-    """A conformant model, validated and planned for ``mode`` ("exact" or "fast")."""
+    """A conformant model, validated and planned for ``mode`` ("exact" or "fast") on ``engine``
+    ("default", or "proved": every node on a C kernel extracted from its proof, exact mode only;
+    RunError names the nodes no proved kernel covers)."""
 
-    def __init__(self, model_or_path, mode: str = "exact"):
+    def __init__(self, model_or_path, mode: str = "exact", engine: str = "default"):
         if mode not in executor.MODES:
             raise ValueError(f"sonnx.Session: unknown mode {mode!r}; use 'exact' or 'fast'")
-        self.mode = mode
+        if engine not in executor.ENGINES:
+            raise ValueError(f"sonnx.Session: unknown engine {engine!r}; use 'default' or 'proved'")
+        if engine == "proved" and mode != "exact":
+            raise ValueError("sonnx.Session: the proved engine runs exact mode only")
+        self.mode, self.engine = mode, engine
         self.loaded = executor.load(model_or_path)
-        self._steps = executor.plan(self.loaded, mode)
+        self._steps = executor.plan(self.loaded, mode, engine)
         self.output_names = [o.name for o in self.loaded.model.graph.output]
+
+    def proofs(self) -> list[dict]:
+        """Per node (graph order) under the proved engine: the C entry point that runs it, the
+        proofs it is extracted from, its WhyML module and requirement IDs; [] otherwise."""
+        return [{"node": s.node.name, "op_type": s.node.op_type, **s.proof.describe()}
+                for s in self._steps if s.proof is not None]
 
     @property
     def inputs(self) -> dict[str, executor.InputSpec]:

@@ -1,0 +1,92 @@
+"""The proved engine (``sonnx run --engine proved``, ``sonnx.Session(..., engine="proved")``):
+every node runs on a C kernel extracted from a Why3 proof, or the model is refused.
+
+The default engine runs numpy and llvmlite kernels whose link to the proofs is tests and
+CrossHair. This one runs, for each node, the C entry point that ``tools/extract-c`` extracted
+from the operator's proof (``Operator.c_binding``: the entry, its proof file, its WhyML module
+and the requirement IDs of its goal), called through the operator's C wrapper (the same checks
+and refusals as its Python kernel). A node is covered only when an entry point takes its element
+type as it is: float32 by an ``_f32`` entry, int32 by an ``_i32`` one, and so on. The wrappers'
+other routes are not proved and are refused here, never run silently: float16/bfloat16 through
+float32, 8/16-bit integers through the 32-bit kernel, signed integers on the unsigned kernel's
+bits, and every operator without a C level (the structural ones, the pools, Div). A refusal names
+the node, the type and what is covered, so that the user can run the default engine instead.
+
+An operator whose C wrapper runs another operator's entry points says so in its binding
+(``CBinding.via``: that operator's stem and the proof that the two agree, e.g. MatMul as Gemm
+with alpha = 1 and no C, proofs/matmul.mlw): the node is covered by both proofs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ops.registry import CEntry, Operator, by_stem
+
+# the element type each entry-point suffix takes, as it is (no conversion)
+SUFFIX_TYPES = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+                "u32": np.dtype(np.uint32), "u64": np.dtype(np.uint64),
+                "i32": np.dtype(np.int32), "i64": np.dtype(np.int64)}
+
+
+class NotProved(Exception):
+    """A node that no kernel extracted from a proof covers (the message says what is covered)."""
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What runs a node under the proved engine: the C entry point and the proofs behind it."""
+    entry: CEntry
+    proofs: tuple[str, ...]          # the entry's proof, and the refinement proof of a ``via``
+
+    def describe(self) -> dict:
+        return {"entry": self.entry.name, "proofs": list(self.proofs), "theory": self.entry.theory,
+                "requirements": list(self.entry.ids)}
+
+
+def _entries(op: Operator) -> tuple[tuple[CEntry, ...], tuple[str, ...]]:
+    binding = op.c_binding
+    if binding is None:
+        return (), ()
+    if binding.via is not None:
+        stem, refinement = binding.via
+        inner = by_stem(stem).c_binding
+        return (inner.entries if inner else ()), (refinement,)
+    return binding.entries, ()
+
+
+def covered_types(op: Operator) -> list[str]:
+    """The element types the proved engine runs ``op`` on (numpy names), in entry order."""
+    entries, _ = _entries(op)
+    return [SUFFIX_TYPES[e.name.rsplit("_", 1)[1]].name for e in entries
+            if e.name.rsplit("_", 1)[1] in SUFFIX_TYPES]
+
+
+def coverage(op: Operator, dtype: np.dtype) -> Coverage:
+    """The proved C entry point that runs ``op`` on ``dtype`` as it is; NotProved if none."""
+    entries, extra = _entries(op)
+    for e in entries:
+        if SUFFIX_TYPES.get(e.name.rsplit("_", 1)[1]) == np.dtype(dtype):
+            return Coverage(e, (e.proof, *extra))
+    types = covered_types(op)
+    if not types:
+        raise NotProved(f"{op.name} has no kernel extracted from a proof (no C level yet)")
+    raise NotProved(f"{op.name} on {np.dtype(dtype).name} is not covered by a kernel extracted "
+                    f"from a proof (the proved C kernels take {', '.join(types)} as they are)")
+
+
+def kernel(op: Operator, dtype: np.dtype, kwargs: dict, opset: int):
+    """(the node's kernel on the proved C entry point, its Coverage); NotProved if none."""
+    cov = coverage(op, dtype)
+    from .. import c_kernels
+    try:
+        c_kernels.library()          # built (or found in the cache) now, not at the first call
+    except c_kernels.CKernelsUnavailable as exc:
+        raise NotProved(str(exc)) from None
+    wrapper = op.c_binding.wrapper
+    kw = {k: v for k, v in kwargs.items() if k != "mode"}     # the C kernels are exact mode
+
+    def run(*args):
+        return wrapper(*args, **kw, opset=opset)
+    return run, cov

@@ -1,0 +1,197 @@
+"""The proved engine (issue 32): ``sonnx.Session(..., engine="proved")`` and ``sonnx run --engine
+proved`` run every node on a C kernel extracted from its proof, name the proof per node, refuse
+a node no proved kernel covers (never a silent fallback), give the default engine's bits, and
+run the code the proofs are about: a fault planted in the WhyML of a proved kernel fails its
+proof replay and changes what the engine computes."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from sonnx import c_kernels
+from sonnx.cli import main
+from sonnx.ops.registry import operators
+from sonnx.run import proved
+from sonnx.run.executor import RunError
+from sonnx.run.session import Session
+from sonnx_dev import extract_c, prove
+
+ROOT = Path(__file__).resolve().parents[2]
+E2E = ROOT / "tests" / "e2e" / "models"
+needs_c = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed (tools/setup installs it)")
+needs_why3 = pytest.mark.skipif(shutil.which("why3") is None, reason="why3 not installed")
+
+
+def binary(op: str, elem: int, shape=(2, 3)) -> onnx.ModelProto:
+    vi = [helper.make_tensor_value_info(n, elem, list(shape)) for n in ("a", "b")]
+    g = helper.make_graph([helper.make_node(op, ["a", "b"], ["c"], name="n0")], "g", vi,
+                          [helper.make_tensor_value_info("c", elem, list(shape))])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+
+
+def feeds_for(session: Session, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {k: rng.standard_normal(v.shape).astype(np.float32)
+            for k, v in session.inputs.items() if not v.has_default}
+
+
+def same_bits(xs, ys) -> bool:
+    return all(x.dtype == y.dtype and np.array_equal(x.view(np.uint8), y.view(np.uint8)) for x, y in zip(xs, ys))
+
+
+@needs_c
+@pytest.mark.req("MUL-R3", "GEMM-R6", "RELU-R3", "MATMUL-R5")
+@pytest.mark.parametrize("name", ["mlp_dynamo_op18_bias_c_full.onnx", "mlp_torchscript_op17_nobias.onnx"])
+def test_every_node_runs_on_a_proved_kernel_with_the_default_engines_bits(name):
+    path = str(E2E / name)
+    p, d = Session(path, engine="proved"), Session(path)
+    for seed in range(3):
+        feeds = feeds_for(p, seed)
+        assert same_bits(p.run(None, feeds), d.run(None, feeds))
+    nodes = onnx.load(path).graph.node
+    described = p.proofs()
+    assert [r["node"] for r in described] == [n.name for n in nodes]
+    for r, n in zip(described, nodes):
+        assert r["entry"].endswith("_f32") and (ROOT / r["proofs"][0]).is_file()
+        assert r["requirements"] and all(req.split("-")[0] in {"GEMM", "RELU", "MUL"} for req in r["requirements"])
+        if n.op_type == "MatMul":    # Gemm's kernel, cited with the proof that MatMul is its case
+            assert r["entry"] == "sonnx_gemm_f32" and r["proofs"][1] == "proofs/matmul.mlw"
+    assert Session(path).proofs() == []
+
+
+@needs_c
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3")
+@pytest.mark.parametrize("op", ["Mul", "Add", "Sub"])
+@pytest.mark.parametrize("elem, np_type", [(TensorProto.FLOAT, np.float32), (TensorProto.DOUBLE, np.float64),
+                                           (TensorProto.UINT32, np.uint32), (TensorProto.UINT64, np.uint64)])
+def test_elementwise_types_with_their_own_entry_point_run_proved(op, elem, np_type):
+    s = Session(binary(op, elem), engine="proved")
+    rng = np.random.default_rng(1)
+    raw = rng.integers(0, 2**63, size=(2, 2, 3), dtype=np.uint64)
+    a, b = (raw[i].astype(np_type) if np.dtype(np_type).kind == "u" else rng.standard_normal((2, 3)).astype(np_type)
+            for i in range(2))
+    assert same_bits(s.run(None, {"a": a, "b": b}), Session(binary(op, elem)).run(None, {"a": a, "b": b}))
+    assert s.proofs()[0]["entry"] == f"sonnx_{op.lower()}_{'f' if np.dtype(np_type).kind == 'f' else 'u'}{np.dtype(np_type).itemsize * 8}"
+
+
+@needs_c
+@pytest.mark.req("MUL-R3")
+@pytest.mark.parametrize("elem, shown", [(TensorProto.FLOAT16, "float16"), (TensorProto.BFLOAT16, "bfloat16"),
+                                         (TensorProto.INT32, "int32"), (TensorProto.INT8, "int8")])
+def test_types_that_only_go_through_an_unproved_route_are_refused(elem, shown):
+    """float16/bfloat16 through float32, signed integers on the unsigned kernel's bits, 8-bit
+    through 32: the default engine's C wrappers do that; the proved engine refuses it."""
+    with pytest.raises(RunError) as e:
+        Session(binary("Mul", elem), engine="proved")
+    msg = str(e.value)
+    assert "node 0 'n0' (Mul)" in msg and f"Mul on {shown}" in msg
+    assert "float32, float64, uint32, uint64" in msg and "default engine" in msg
+
+
+@needs_c
+@pytest.mark.req("@operators")
+def test_an_operator_without_a_c_level_is_refused_naming_every_such_node():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 12])
+    w = numpy_helper.from_array(np.ones((2, 12), np.float32), "w")
+    nodes = [helper.make_node("Flatten", ["x"], ["f"], name="flat", axis=1),
+             helper.make_node("Mul", ["f", "w"], ["y"], name="scale")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], initializer=[w]),
+                          opset_imports=[helper.make_opsetid("", 14)])
+    with pytest.raises(RunError) as e:
+        Session(m, engine="proved")
+    assert "node 0 'flat' (Flatten): Flatten has no kernel extracted from a proof" in str(e.value)
+    assert "scale" not in str(e.value)                  # the Mul is covered
+    assert np.array_equal(Session(m).run(None, {"x": np.ones((2, 3, 4), np.float32)})[0], np.ones((2, 12), np.float32))
+
+
+@pytest.mark.req("@operators")
+def test_coverage_is_read_from_the_records():
+    """Every operator's covered types come from its C entry points (or those of the operator it
+    runs as), never from a list here; an operator without C kernels covers nothing."""
+    for op in operators().values():
+        types = proved.covered_types(op)
+        if op.c_binding is None:
+            assert types == []
+        for t in types:
+            assert proved.coverage(op, np.dtype(t)).entry.name.rsplit("_", 1)[1] in proved.SUFFIX_TYPES
+
+
+@needs_c
+@pytest.mark.req("MUL-R3")
+def test_command_line_engine_proved(tmp_path, capsys):
+    model = tmp_path / "mul.onnx"
+    onnx.save(binary("Mul", TensorProto.FLOAT), str(model))
+    for n in "ab":
+        np.save(tmp_path / f"{n}.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    args = ["run", str(model), "--input", f"a={tmp_path / 'a.npy'}", "--input", f"b={tmp_path / 'b.npy'}"]
+    assert main(args + ["--engine", "proved", "-o", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "engine proved" in out
+    rec = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert rec["engine"] == "proved"
+    assert rec["proved_kernels"] == [{"node": "n0", "op_type": "Mul", "entry": "sonnx_mul_f32",
+                                      "proofs": ["proofs/mul_c.mlw"], "theory": "MulCFloat32",
+                                      "requirements": ["MUL-R1", "MUL-R3"]}]
+    assert np.array_equal(np.load(tmp_path / "out" / "c.npy"), np.arange(6, dtype=np.float32).reshape(2, 3) ** 2)
+    assert main(args + ["--engine", "proved", "--mode", "fast"]) == 2
+    assert "--engine proved runs exact mode only" in capsys.readouterr().err
+    onnx.save(binary("Mul", TensorProto.FLOAT16), str(tmp_path / "h.onnx"))
+    for n in "ab":
+        np.save(tmp_path / f"{n}16.npy", np.ones((2, 3), np.float16))
+    code = main(["run", str(tmp_path / "h.onnx"), "--input", f"a={tmp_path / 'a16.npy'}",
+                 "--input", f"b={tmp_path / 'b16.npy'}", "--engine", "proved"])
+    printed = capsys.readouterr()
+    assert code == 2 and "Mul on float16 is not covered" in printed.err and "Traceback" not in printed.err
+
+
+PLANT_OLD = "set_ofs c i (mul RNE (get_ofs a i) (get_ofs b i))"
+PLANT_NEW = "set_ofs c i (add RNE (get_ofs a i) (get_ofs b i))"
+
+
+@needs_c
+@needs_why3
+@pytest.mark.req("MUL-R3")
+def test_a_fault_planted_in_the_proved_kernel_fails_its_proof_and_changes_what_the_engine_runs(tmp_path, monkeypatch):
+    """The code proved is the code run: in a copy of proofs/, Mul's float32 C kernel computes
+    a + b instead of a * b. Its proof replay fails (the step budgets of tools/prove), and the
+    C extracted from it, built as sonnx builds its kernels, makes the proved engine compute the
+    sum: the engine runs what the proof is about, not a separate implementation."""
+    root = tmp_path / "r"
+    shutil.copytree(ROOT / "proofs", root / "proofs", ignore=shutil.ignore_patterns("*.bak", "__pycache__"))
+    mlw = root / "proofs" / "mul_c.mlw"
+    text = mlw.read_text()
+    f32 = text.index("module MulCFloat32\n")       # the float32 kernel's body comes first in it
+    at = text.index(PLANT_OLD, f32)
+    assert at < text.index("\nend", f32), "the plant's anchor moved in proofs/mul_c.mlw"
+    mlw.write_text(text[:at] + PLANT_NEW + text[at + len(PLANT_OLD):])
+    monkeypatch.setenv("PATH", f"{ROOT / '.venv' / 'bin'}:{__import__('os').environ['PATH']}")
+    # 1. the proof gate: the committed session no longer replays on the planted theory
+    work = root / "build" / "replay"
+    work.mkdir(parents=True)
+    for f in (root / "proofs").glob("*.mlw"):
+        shutil.copy2(f, work / f.name)
+    rep = prove.replay_session(root, "proofs/mul_c.mlw", work, hang_guard=600)
+    assert rep["status"] in ("failed", "obsolete"), rep
+    assert any(leaf.startswith("sonnx_mul_f32") for leaf in rep["failures"]), rep["failures"]
+    # 2. what runs: the C extracted from the planted proof, built as sonnx builds its kernels
+    src = tmp_path / "c"
+    shutil.copytree(ROOT / "src" / "sonnx" / "c", src)
+    extract_c.extract(root, "proofs/mul_c.mlw", src / "mul_c.c")
+    assert (src / "mul_c.c").read_text() != (ROOT / "src" / "sonnx" / "c" / "mul_c.c").read_text()
+    model = binary("Mul", TensorProto.FLOAT)
+    a, b = np.float32([[1, 2, 3], [4, 5, 6]]), np.float32([[7, 8, 9], [10, 11, 12]])
+    honest = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
+    monkeypatch.setattr(c_kernels, "source_dir", lambda: src)
+    monkeypatch.setenv("SONNX_C_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(c_kernels, "_LIB", None)
+    planted = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
+    assert np.array_equal(honest, a * b) and np.array_equal(planted, a + b)
+    # the default engine does not run that C: its result stays the product
+    assert np.array_equal(Session(model).run(None, {"a": a, "b": b})[0], a * b)
