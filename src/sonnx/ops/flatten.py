@@ -28,7 +28,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 from . import kernel
-from .registry import Operator
+from .registry import ConformRule, Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Flatten"
@@ -236,4 +236,6 @@ OPERATOR = Operator(
     attributes={"axis": None}, constraints=node_constraints, reference=flatten_reference,
     kernel=flatten, bind=bind, spec="spec/flatten.md", proofs=("proofs/flatten.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, output_shape=result_shape, comparison="bits",
-    theories=("proofs/tensor.mlw",))
+    theories=("proofs/tensor.mlw",),
+    # conform writes an omitted axis as ONNX's default, 1 (every version)
+    conform=ConformRule(rule="FLATTEN-R1", defaults={"axis": 1}))

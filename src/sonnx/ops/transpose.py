@@ -29,7 +29,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index
 from . import kernel
-from .registry import Operator
+from .registry import ConformRule, Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Transpose"
@@ -217,6 +217,16 @@ def bind(x: np.ndarray, *, perm, opset: int = LATEST):
     return lambda a: _apply(a, p)
 
 
+# req: TRANSPOSE-R1
+def default_perm(inputs: tuple) -> list[int] | str:
+    """ONNX's default perm for the node's input (conform writes it, ConformRule.defaults): the
+    axes reversed, (r-1, ..., 0) for an input of rank r."""
+    x = inputs[0] if inputs else None
+    if x is None:
+        return "the input's rank is unknown, and the default (the axes reversed) depends on it"
+    return list(reversed(range(len(x))))
+
+
 def result_shape(shapes, keywords) -> tuple[int, ...]:
     """Y's shape from X's and the kernel's ``perm`` (the executor plans with it)."""
     return output_shape(tuple(shapes[0]), tuple(int(p) for p in keywords["perm"]))
@@ -227,4 +237,5 @@ OPERATOR = Operator(
     attributes={"perm": None}, constraints=node_constraints, reference=transpose_reference,
     kernel=transpose, bind=bind, spec="spec/transpose.md", proofs=("proofs/transpose.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, output_shape=result_shape, comparison="bits",
-    theories=("proofs/tensor.mlw",))
+    theories=("proofs/tensor.mlw",),
+    conform=ConformRule(rule="TRANSPOSE-R1", defaults={"perm": lambda inputs, attrs, opset: default_perm(inputs)}))
