@@ -104,9 +104,9 @@ def auto_pads(mode: str, spatial: tuple[int, ...], kernel: tuple[int, ...], stri
             out, total = (d - span) // s + 1, 0
         else:
             if e != 1:
-                return (f"dilation {e} along spatial axis {i} under {mode}: onnxruntime refuses it for "
-                        "Conv and leaves the dilation out of a pool's pads, so no runtime confirms "
-                        "ONNX's formula")
+                return (f"dilation {e} along spatial axis {i} under {mode}: onnxruntime 1.32 refuses it "
+                        "for a convolution and leaves the dilation out of a pooling window's pads, so "
+                        "no runtime confirms ONNX's formula: write the pads explicitly")
             out = -(-d // s)
             total = (out - 1) * s + span - d
             if total < 0:
@@ -208,8 +208,9 @@ def window_violations(node: str, shape: tuple | None, attrs: dict, rules: Rules,
         value = attrs.get(name)
         if value is None:
             way = {"kernel_shape": "ONNX requires it",
-                   "strides": "write strides=[1, ...] for ONNX's default",
-                   "pads": "write pads=[0, ...] for ONNX's default"}[name]
+                   "strides": "write strides=[1, ...] for ONNX's default (`sonnx conform` writes it)",
+                   "pads": "write pads=[0, ...] for ONNX's default (`sonnx conform` writes it, or the "
+                           "pads an auto_pad means)"}[name]
             found.append(Violation(r, f"{node} does not write its {name} attribute; the profile reads "
                                       f"no default for an attribute that decides the window: {way}"))
             continue
@@ -233,7 +234,9 @@ def window_violations(node: str, shape: tuple | None, attrs: dict, rules: Rules,
     if pad_mode is not None and auto_pad_text(pad_mode) != "NOTSET":
         found.append(Violation(r, f"{node} has auto_pad={pad_mode!r}; the profile takes explicit pads "
                                   "only (auto_pad NOTSET): write the pads that SAME_UPPER, SAME_LOWER or "
-                                  "VALID mean for this input's shape, with auto_pad omitted or NOTSET"))
+                                  "VALID mean for this input's shape, with auto_pad omitted or NOTSET "
+                                  "(`sonnx conform` writes them for a static input shape, except for a "
+                                  "dilation > 1 under SAME or a partial last window under ceil_mode)"))
     if found or got.get("kernel_shape") is None:
         return found, None
     kernel = got["kernel_shape"]

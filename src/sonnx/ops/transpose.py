@@ -11,7 +11,7 @@ tests/crosshair/transpose_cases.py.
 Decisions (spec/transpose.md says why):
 - an omitted perm is refused (TRANSPOSE-R1), not read as ONNX's default (the axes reversed):
   GR4 wants every attribute that decides the result written in the model; the finding says
-  which perm to write;
+  which perm to write, and `sonnx conform` writes the default explicitly;
 - negative entries are refused: ONNX's schemas state no negative axes for perm (onnxruntime
   refuses them too), so the profile reads none;
 - the type sets are those of onnx's schemas restricted to the element types the profile
@@ -91,7 +91,8 @@ def _perm_violations(x: TensorSig, version: int, perm: object) -> list[Violation
         written = "" if rank is None else f": for this rank-{rank} input, perm={list(range(rank))[::-1]}"
         return [Violation("TRANSPOSE-R1", f"{OP}-{version} does not write its perm attribute; the profile reads "
                                           "no default for an attribute that decides the result: write it "
-                                          f"(ONNX's default reverses the axes{written})")]
+                                          f"(ONNX's default reverses the axes{written}; `sonnx conform` "
+                                          "writes it)")]
     if not isinstance(perm, (list, tuple, np.ndarray)) or not all(_is_int(p) for p in perm):
         return [Violation("TRANSPOSE-R1", f"{OP}-{version} has perm={perm!r}; perm must be a list of "
                                           "integers (INTS)")]
