@@ -110,8 +110,8 @@ def test_written_pads_give_onnxruntime_s_conv_bits():
 
 @pytest.mark.req("MAXPOOL-R1", "AVERAGEPOOL-R1")
 def test_written_pads_agree_with_onnx_reference_where_it_follows_the_text():
-    """onnx.reference's auto_pad against the written pads: its AveragePool (ceil_mode 0) and
-    Conv in every mode, its MaxPool for SAME_UPPER and VALID (ceil_mode 0)."""
+    """onnx.reference's auto_pad against the written pads (ceil_mode 0): its AveragePool in every
+    mode, its MaxPool for SAME_UPPER and VALID (SAME_LOWER: the next test)."""
     rng = np.random.default_rng(2)
     compared, failed = 0, {}
     for mode, d, k, s, ceil in _grid():
