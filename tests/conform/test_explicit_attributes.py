@@ -270,7 +270,7 @@ def test_planted_fault_wrong_default_is_caught(monkeypatch, case):
     """A default written wrong (pads of 1 instead of 0; the identity perm instead of the axes
     reversed): the validator accepts the node, the bit check fails, conform exits 1."""
     if case == "pads":
-        monkeypatch.setitem(pool.DEFAULTS, "pads", lambda inputs, attrs, opset: [1, 1, 1, 1])
+        monkeypatch.setitem(pool.DEFAULTS, "pads", lambda inputs, attrs, opset, constants: [1, 1, 1, 1])
         m = node_model("MaxPool", [1, 2, 5, 5], dict(kernel_shape=[2, 2], strides=[1, 1]), 13)
     else:
         monkeypatch.setattr(transpose, "default_perm", lambda inputs: list(range(len(inputs[0]))))
@@ -339,3 +339,30 @@ def test_report_matches_the_schema_and_the_cli_names_the_rewrites(tmp_path, caps
     report = json.loads((tmp_path / "out.onnx.conform.json").read_text())
     jsonschema.validators.validator_for(schema)(schema).validate(report)
     assert {r["kind"] for r in report["rewrites"]} >= {"explicit-pads", "write-default"}
+
+
+@pytest.mark.req("RESHAPE-R2")
+@pytest.mark.parametrize("target,written", [([0, 12], True), ([2, 12], False)])
+def test_conform_writes_allowzero_where_a_zero_needs_it(target, written):
+    """Reshape-14 with a constant shape holding a 0 and no allowzero (refused: RESHAPE-R2):
+    conform writes allowzero=0, ONNX's default; without a 0 nothing is refused or written."""
+    shape = numpy_helper.from_array(np.array(target, dtype=np.int64), "s")
+    m = node_model("Reshape", [2, 3, 4], {}, 14, inits=[shape], inputs=("x", "s"))
+    model, report = sonnx.conform(m)
+    assert (("write-default", "RESHAPE-R2") in kinds(report)) is written
+    assert attrs_of(model).get("allowzero") == (0 if written else None)
+    assert report["exit_code"] == 0 and report["check"]["status"] == "passed"
+
+
+@pytest.mark.req("RESHAPE-R2")
+def test_planted_fault_allowzero_one_is_caught(monkeypatch):
+    """allowzero written as 1 instead of ONNX's default 0: a 0 in the shape then makes a
+    dimension of size 0 (the validator refuses the empty tensor) or, with onnxruntime, a
+    different shape; conform exits 1 either way."""
+    from sonnx.ops import registry
+    rule = registry.operator("Reshape").conform
+    monkeypatch.setitem(rule.defaults, "allowzero", lambda inputs, attrs, opset, constants: 1)
+    shape = numpy_helper.from_array(np.array([0, 12], dtype=np.int64), "s")
+    _, report = sonnx.conform(node_model("Reshape", [2, 3, 4], {}, 14, inits=[shape], inputs=("x", "s")))
+    assert "write-default" in [k for k, _ in kinds(report)]
+    assert report["exit_code"] == 1

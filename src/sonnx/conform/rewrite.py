@@ -587,6 +587,18 @@ def explicit_attributes(model: onnx.ModelProto, log: Log) -> None:
     if opset is None or not any(n.op_type in rules and n.domain in ("", "ai.onnx") for n in g.node):
         return
     sh = shapes(model)
+    graph_inputs = {vi.name for vi in g.input}
+    inits = {t.name: t for t in g.initializer}
+
+    def _constant(name: str):
+        t = inits.get(name) if name and name not in graph_inputs else None
+        if t is None:
+            return None
+        try:
+            return stored_array(t)
+        except (ValueError, TypeError):     # unreadable: the validator reports the initializer
+            return None
+
     for index, node in enumerate(g.node):
         rule = rules.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         if rule is None:
@@ -598,6 +610,7 @@ def explicit_attributes(model: onnx.ModelProto, log: Log) -> None:
         version = schema.since_version
         attrs = {a.name: _attribute_value(a) for a in node.attribute}
         inputs = tuple(sh.get(i) if i else None for i in node.input)
+        constants = tuple(_constant(i) for i in node.input)
         written: dict[str, object] = {}
         mode = attrs.get("auto_pad") if rule.auto_pad else None
         pads_from_auto = isinstance(mode, str) and mode != "NOTSET"
@@ -610,7 +623,7 @@ def explicit_attributes(model: onnx.ModelProto, log: Log) -> None:
         for name, default in rule.defaults.items():
             if name in attrs or name not in schema.attributes or (pads_from_auto and name == "pads"):
                 continue
-            value = default(inputs, {**attrs, **written}, opset) if callable(default) else default
+            value = default(inputs, {**attrs, **written}, opset, constants) if callable(default) else default
             if value is None:
                 continue
             if isinstance(value, str):

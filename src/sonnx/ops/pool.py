@@ -134,13 +134,13 @@ def _spatial_axes(inputs: tuple, attrs: dict) -> int | str:
     return "the number of spatial axes is unknown (no kernel_shape, no input rank)"
 
 
-def default_strides(inputs: tuple, attrs: dict, opset: int) -> list[int] | str:
+def default_strides(inputs: tuple, attrs: dict, opset: int, constants: tuple = ()) -> list[int] | str:
     """ONNX's default strides (ConformRule.defaults): 1 along each spatial axis."""
     n = _spatial_axes(inputs, attrs)
     return n if isinstance(n, str) else [1] * n
 
 
-def default_pads(inputs: tuple, attrs: dict, opset: int) -> list[int] | str:
+def default_pads(inputs: tuple, attrs: dict, opset: int, constants: tuple = ()) -> list[int] | str:
     """ONNX's default pads with auto_pad NOTSET (ConformRule.defaults): 0 at each end of each
     spatial axis."""
     n = _spatial_axes(inputs, attrs)

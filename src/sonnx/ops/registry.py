@@ -92,9 +92,11 @@ class ConformRule:
     node_rewrite: Callable | None = None
     # attribute -> ONNX's default for it, which conform writes when a node omits the attribute and
     # ``rule`` refuses the omission (GR4: no default read; ONNX reads that very value, so no bit
-    # changes): a value, or a function (input shapes, attributes written, opset) -> the value, or
-    # a str saying why none can be written (a default that depends on the node, e.g. one entry per
-    # axis). Only attributes the node's operator version has are written
+    # changes): a value, or a function (input shapes, attributes written, opset, constants) ->
+    # the value, None (nothing to write: the rule does not refuse the omission here), or a str
+    # saying why none can be written (a default that depends on the node, e.g. one entry per
+    # axis); ``constants``: per input, the numpy array of a constant (an initializer that is no
+    # graph input), else None. Only attributes the node's operator version has are written
     defaults: Mapping[str, Any] = field(default_factory=dict)
     # the node has the window attributes of ONNX's pooling and convolution operators
     # (kernel_shape, strides, dilations, pads, auto_pad, ceil_mode) over input 0 of shape

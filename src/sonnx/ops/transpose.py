@@ -239,4 +239,4 @@ OPERATOR = Operator(
     kernel=transpose, bind=bind, spec="spec/transpose.md", proofs=("proofs/transpose.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, output_shape=result_shape, comparison="bits",
     theories=("proofs/tensor.mlw",),
-    conform=ConformRule(rule="TRANSPOSE-R1", defaults={"perm": lambda inputs, attrs, opset: default_perm(inputs)}))
+    conform=ConformRule(rule="TRANSPOSE-R1", defaults={"perm": lambda inputs, attrs, opset, constants: default_perm(inputs)}))
