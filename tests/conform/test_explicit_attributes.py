@@ -366,3 +366,41 @@ def test_planted_fault_allowzero_one_is_caught(monkeypatch):
     _, report = sonnx.conform(node_model("Reshape", [2, 3, 4], {}, 14, inits=[shape], inputs=("x", "s")))
     assert "write-default" in [k for k, _ in kinds(report)]
     assert report["exit_code"] == 1
+
+
+@pytest.mark.req("SQUEEZE-R1")
+@pytest.mark.parametrize("opset", [11, 13, 21])
+def test_conform_writes_the_omitted_squeeze_axes(opset):
+    """Squeeze without axes (refused: SQUEEZE-R1): the dimensions of size 1, ONNX's reading, are
+    written: the attribute before Squeeze-13, a constant int64 input from 13 on."""
+    model, report = sonnx.conform(node_model("Squeeze", [1, 3, 1, 4], {}, opset))
+    [node] = model.graph.node
+    if opset < 13:
+        assert kinds(report)[0] == ("write-default", "SQUEEZE-R1") and attrs_of(model)["axes"] == [0, 2]
+    else:
+        assert kinds(report)[0] == ("node-rewrite", "SQUEEZE-R1")
+        [init] = [t for t in model.graph.initializer if t.name == node.input[1]]
+        got = numpy_helper.to_array(init)
+        assert got.dtype == np.int64 and got.tolist() == [0, 2]
+    assert report["exit_code"] == 0 and report["check"]["status"] == "passed"
+
+
+@pytest.mark.req("SQUEEZE-R1")
+@pytest.mark.parametrize("shape,says", [([2, 3], "no dimension of size 1"), ([1, "n"], "not static")])
+def test_squeeze_axes_not_guessed(shape, says):
+    for opset in (11, 13):
+        model, report = sonnx.conform(node_model("Squeeze", shape, {}, opset), check=False)
+        assert len(model.graph.node[0].input) == 1 and not model.graph.node[0].attribute
+        mine = [f for f in report["findings"] if f["rule"] == "SQUEEZE-R1"]
+        assert mine and says in mine[0]["why_not_rewritten"]
+
+
+@pytest.mark.req("SQUEEZE-R1")
+def test_planted_fault_wrong_squeeze_axes_is_caught(monkeypatch):
+    """The axes written as the last dimension of size 1 only: the validator accepts the node, the
+    output's shape differs, the bit check fails."""
+    from sonnx.ops import squeeze
+    monkeypatch.setattr(squeeze, "default_axes", lambda inputs: [2])
+    _, report = sonnx.conform(node_model("Squeeze", [1, 3, 1, 4], {}, 13))
+    assert report["validate"]["conforms"]
+    assert report["check"]["status"] == "failed" and report["exit_code"] == 1

@@ -539,7 +539,12 @@ def node_rewrites(model: onnx.ModelProto, log: Log) -> None:
             t = numpy_helper.from_array(np.ascontiguousarray(array), name)
             g.initializer.append(t)
             inits[name] = t
-        for pos, name in edit.inputs.items():
+        for pos, name in sorted(edit.inputs.items()):
+            while len(node.input) < pos:            # an omitted optional input before it
+                node.input.append("")
+            if pos == len(node.input):              # an optional input the node omits
+                node.input.append(name)
+                continue
             if node.input[pos] in inits:
                 replaced.add(node.input[pos])
             node.input[pos] = name

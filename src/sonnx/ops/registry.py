@@ -71,7 +71,8 @@ class NodeEdit:
     initializers: tuple[tuple[str, Any], ...] = ()      # (new name, numpy array) to store
     before: tuple = ()                                  # onnx NodeProtos inserted before the node
     after: tuple = ()                                   # onnx NodeProtos inserted after it
-    inputs: Mapping[int, str] = field(default_factory=dict)    # input position -> new name
+    inputs: Mapping[int, str] = field(default_factory=dict)    # input position -> new name (also
+    #                                                            one the node omits)
     outputs: Mapping[int, str] = field(default_factory=dict)   # output position -> new name
 
 
