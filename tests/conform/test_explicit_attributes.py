@@ -192,6 +192,10 @@ POOL_CASES = [
      [1, 0, 1, 0]),
     ("AveragePool", 22, [1, 2, 8, 8], dict(kernel_shape=[2, 2], strides=[2, 2], auto_pad="VALID", ceil_mode=1),
      [0, 0, 0, 0]),
+    ("MaxPool", 22, [1, 2, 5, 4, 3], dict(kernel_shape=[2, 3, 2], strides=[2, 1, 1], auto_pad="SAME_LOWER"),
+     [1, 1, 1, 0, 1, 0]),
+    ("AveragePool", 19, [1, 2, 5, 4, 3], dict(kernel_shape=[3, 2, 2], strides=[1, 2, 1], auto_pad="SAME_UPPER",
+                                             count_include_pad=1), [1, 0, 0, 1, 0, 1]),
 ]
 
 
@@ -235,6 +239,7 @@ def test_auto_pad_and_omitted_strides_together():
     (dict(kernel_shape=[1], strides=[3], auto_pad="SAME_UPPER"), [1, 1, 3], "negative total"),
     (dict(kernel_shape=[2], strides=[2], auto_pad="VALID", ceil_mode=1), [1, 1, 5], "partial last window"),
     (dict(kernel_shape=[2], strides=[2], auto_pad="SAME_UPPER"), [1, 1, "n"], "not static"),
+    (dict(kernel_shape=[2], strides=[2], pads=[0, 1], auto_pad="SAME_UPPER"), [1, 1, 5], "writes pads as well"),
 ])
 def test_conform_leaves_what_it_cannot_write_with_the_reason(attrs, shape, says):
     model, report = sonnx.conform(node_model("MaxPool", shape, attrs), check=False)
