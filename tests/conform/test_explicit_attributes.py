@@ -409,3 +409,41 @@ def test_planted_fault_wrong_squeeze_axes_is_caught(monkeypatch):
     _, report = sonnx.conform(node_model("Squeeze", [1, 3, 1, 4], {}, 13))
     assert report["validate"]["conforms"]
     assert report["check"]["status"] == "failed" and report["exit_code"] == 1
+
+
+# ------------------------------------------------------------------ ONNX's own node tests
+ONNX_NODE_TESTS = ["test_maxpool_2d_same_upper", "test_maxpool_2d_same_lower", "test_maxpool_2d_precomputed_same_upper",
+                   "test_maxpool_2d_default", "test_averagepool_2d_same_upper", "test_averagepool_2d_same_lower",
+                   "test_averagepool_2d_precomputed_same_upper", "test_averagepool_2d_default",
+                   "test_transpose_default", "test_flatten_default_axis"]
+
+
+def _node_cases() -> dict:
+    import importlib
+    import warnings
+    import onnx.backend.test.case.node as node_cases
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for stem in ("maxpool", "averagepool", "transpose", "flatten"):
+            importlib.import_module(f"onnx.backend.test.case.node.{stem}")
+    return {c.name: c for c in node_cases._NodeTestCases}
+
+
+@pytest.mark.req("MAXPOOL-R1", "AVERAGEPOOL-R1", "TRANSPOSE-R1", "FLATTEN-R1")
+@pytest.mark.parametrize("name", ONNX_NODE_TESTS)
+def test_onnx_node_tests_conform_and_keep_their_expected_output(name):
+    """ONNX's node tests that leave attributes implicit (auto_pad SAME_*, omitted strides/pads,
+    perm, axis) are refused as written, conform with the bit check passed, and the rewritten
+    model computes the node test's own expected output from its own input (onnxruntime)."""
+    case = _node_cases()[name]
+    assert not sonnx.validate(case.model).conforms
+    model, report = sonnx.conform(case.model)
+    assert report["exit_code"] == 0 and report["check"]["status"] == "passed", report["findings"]
+    assert {r["kind"] for r in report["rewrites"]} & {"explicit-pads", "write-default"}
+    inputs, expected = case.data_sets[0]
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    got = sess.run(None, {model.graph.input[0].name: inputs[0]})[0]
+    assert got.shape == expected[0].shape
+    np.testing.assert_allclose(got, expected[0], rtol=1e-6)
