@@ -447,3 +447,11 @@ def test_onnx_node_tests_conform_and_keep_their_expected_output(name):
     got = sess.run(None, {model.graph.input[0].name: inputs[0]})[0]
     assert got.shape == expected[0].shape
     np.testing.assert_allclose(got, expected[0], rtol=1e-6)
+
+
+@pytest.mark.req("MAXPOOL-R1")
+@pytest.mark.parametrize("bad", [dict(strides=3), dict(dilations=[1.5]), dict(ceil_mode=0.5)])
+def test_malformed_window_attributes_left_with_a_reason_not_a_traceback(bad):
+    attrs = dict(kernel_shape=[2], auto_pad="SAME_UPPER", **bad)
+    model, report = sonnx.conform(node_model("MaxPool", [1, 1, 5], attrs), check=False)
+    assert "explicit-pads" not in [k for k, _ in kinds(report)] and report["exit_code"] == 1

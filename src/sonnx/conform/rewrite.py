@@ -574,6 +574,11 @@ def _attribute_value(a: onnx.AttributeProto):
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
+def _int_list(value) -> bool:
+    """An INTS attribute as onnx reads it (or absent)."""
+    return value is None or (isinstance(value, (list, tuple)) and all(type(v) is int for v in value))
+
+
 def _shown(value) -> str:
     return str(list(value)) if isinstance(value, (list, tuple)) else repr(value)
 
@@ -653,9 +658,13 @@ def explicit_attributes(model: onnx.ModelProto, log: Log) -> None:
                    "with --dim NAME=SIZE")
         elif not isinstance(have.get("kernel_shape"), (list, tuple)):
             why = "it does not write kernel_shape, which the pads depend on"
+        elif not all(_int_list(have.get(k)) for k in ("kernel_shape", "strides", "dilations")) or \
+                type(have.get("ceil_mode", 0)) is not int:
+            why = ("kernel_shape, strides or dilations is not a list of integers, or ceil_mode not an "
+                   "integer (the validator says which)")
         else:
             pads = pool.auto_pads(mode, tuple(x[2:]), tuple(have["kernel_shape"]), have.get("strides"),
-                                  have.get("dilations"), int(have.get("ceil_mode") or 0))
+                                  have.get("dilations"), have.get("ceil_mode", 0))
             why = pads if isinstance(pads, str) else None
         if why is not None:
             log.blockers.append(Blocker(rule.rule, f"{node.op_type}-{version} has auto_pad={mode}; conform "
