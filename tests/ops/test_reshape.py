@@ -492,9 +492,9 @@ class TestValidate:
 def test_exporter_shaped_mlp_conforms_after_conform_and_compares(tmp_path, opset):
     """An MLP as exporters write a Flatten-free input layer: a Constant node holds the target
     (0, -1) of a Reshape, then Gemm (bias (N,)) and Relu. validate names the Constant (PROF-R1),
-    the Constant-fed shape (RESHAPE-R1) and, from opset 14, the unwritten allowzero beside the 0
-    (RESHAPE-R2, stating (2, 12)); with allowzero=0 written, `sonnx conform` stores the Constant
-    and the bias, and the result conforms and passes `sonnx run --compare onnxruntime`."""
+    the Constant-fed shape (RESHAPE-R1); `sonnx conform` stores the Constant and the bias and,
+    from opset 14, writes allowzero=0 (ONNX's default: RESHAPE-R2 refuses it omitted beside the
+    0), and the result conforms and passes `sonnx run --compare onnxruntime`."""
     from sonnx.cli import main
     from sonnx.conform.api import conform
     rng = np.random.default_rng(0)
@@ -516,10 +516,10 @@ def test_exporter_shaped_mlp_conforms_after_conform_and_compares(tmp_path, opset
     rules = {f.rule for f in raw.findings}
     assert {"PROF-R1", "RESHAPE-R1", "GEMM-R4"} <= rules
     fixed, record = conform(model(None), check=True)
-    if opset >= 14:      # the allowzero decision: conform does not write it, the finding says what to
-        assert not record["conforms"]
-        assert any(f["rule"] == "RESHAPE-R2" and "(2, 12)" in f["message"] for f in record["findings"])
-        fixed, record = conform(model(0), check=True)
+    if opset >= 14:      # the allowzero omitted beside the 0: refused, and conform writes ONNX's default 0
+        assert [r["requirement"] for r in record["rewrites"] if r["kind"] == "write-default"] == ["RESHAPE-R2"]
+        [node] = [n for n in fixed.graph.node if n.op_type == "Reshape"]
+        assert [(a.name, a.i) for a in node.attribute] == [("allowzero", 0)]
     assert record["conforms"] and record["check"]["status"] == "passed", record["findings"]
     path = tmp_path / "mlp.onnx"
     onnx.save(fixed, path)

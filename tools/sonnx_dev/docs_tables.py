@@ -229,6 +229,9 @@ def _conform_rule(op) -> str | None:
             raise BlockError(f"cannot read the rule of {op.name}'s conform field: {field!r}")
         names = [o[-1] if isinstance(o, (tuple, list)) else str(o) for o in operands]
         own = " (its own `node-rewrite`)" if get("node_rewrite", None) is not None else ""
+        written = list(get("defaults", None) or ())
+        own += f" (`write-default`: {', '.join(written)})" if written else ""
+        own += " (`explicit-pads`)" if get("auto_pad", False) else ""
         return f"`{rule}`" + (f" (input{'s' if len(names) > 1 else ''} {', '.join(names)})" if names else "") + own
     from sonnx.conform import rewrite
     prefix = getattr(rewrite, "_RULE_PREFIX", {}).get(op.name)
@@ -240,7 +243,8 @@ def render_conform_rules(root: Path, page: Path, args: list[str]) -> str:
     if not found:
         return "No operator's rule is resolved by storing a constant operand expanded."
     listed = ", ".join(f"{name} {rule}" for name, rule in found)
-    return f"The rules `materialise-broadcast` (or, where marked, the operator's own `node-rewrite`) resolves, per operator: {listed}."
+    return ("The rules `materialise-broadcast` (or, where marked, the operator's own `node-rewrite`, "
+            f"`write-default` of the attributes named, `explicit-pads`) resolves, per operator: {listed}.")
 
 
 def _policy(value) -> str:

@@ -11,7 +11,7 @@ import onnx
 from ..ops.registry import operators
 from . import bitcheck
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
-                      initializer_inputs_to_constants, remove_copies, inferred_types,
+                      initializer_inputs_to_constants, remove_copies, inferred_types, explicit_attributes,
                       materialise_broadcasts, node_rewrites, pin_dims, symbolic_names, tidy_declarations)
 
 SCHEMA = "sonnx-conform-report/1"
@@ -83,8 +83,20 @@ def _why(f, blockers: list[Blocker], model: onnx.ModelProto, types: dict) -> str
         return _prof_r2_why(f, model, types)
     record = operators().get(f.op_type)
     if record is not None and record.conform is not None and f.rule == record.conform.rule:
-        return ("no operand conform could store expanded: only a constant (initializer or Constant "
-                "node) broadcast to a static result shape is rewritten")
+        rule = record.conform
+        does = []
+        if rule.operands:
+            does.append("stores a constant operand (initializer or Constant node) broadcast to a "
+                        "static result shape expanded")
+        if rule.defaults:
+            does.append("writes the omitted attributes " + ", ".join(rule.defaults) + " with ONNX's default")
+        if rule.auto_pad:
+            does.append("writes auto_pad as explicit pads")
+        if rule.node_rewrite is not None:
+            does.append("makes the operator's own node rewrite")
+        return ("conform " + "; ".join(does) + " for this rule, and none of that removes this "
+                "finding (a rewrite changing the arithmetic would change bits): follow the "
+                "message's fix")
     return (f"conform has no rewrite for {f.rule}: any would change the model's arithmetic "
             "(element types, attributes, operators) or need information the model does not "
             "hold; follow the message's fix")
@@ -160,6 +172,7 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     constants_to_initializers(model, log)
     initializer_inputs_to_constants(model, log)
     remove_copies(model, log)
+    explicit_attributes(model, log)
     node_rewrites(model, log)
     materialise_broadcasts(model, log)
     tidy_declarations(model, log)

@@ -16,7 +16,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from ..ops import registry
+from ..ops import pool, registry
 from . import wire
 
 
@@ -28,7 +28,8 @@ class ConformError(ValueError):
 @dataclass
 class Rewrite:
     kind: str                      # pin-dim | constant-to-initializer | materialise-broadcast |
-    requirement: str               # node-rewrite | declare-output-shape | remove-value-info
+    requirement: str               # node-rewrite | declare-output-shape | remove-value-info |
+    #                                write-default | explicit-pads
     detail: str
     node_index: int | None = None
     node_name: str | None = None
@@ -538,7 +539,12 @@ def node_rewrites(model: onnx.ModelProto, log: Log) -> None:
             t = numpy_helper.from_array(np.ascontiguousarray(array), name)
             g.initializer.append(t)
             inits[name] = t
-        for pos, name in edit.inputs.items():
+        for pos, name in sorted(edit.inputs.items()):
+            while len(node.input) < pos:            # an omitted optional input before it
+                node.input.append("")
+            if pos == len(node.input):              # an optional input the node omits
+                node.input.append(name)
+                continue
             if node.input[pos] in inits:
                 replaced.add(node.input[pos])
             node.input[pos] = name
@@ -561,6 +567,117 @@ def node_rewrites(model: onnx.ModelProto, log: Log) -> None:
         keep_in = [vi for vi in g.input if vi.name not in unread]
         del g.input[:]
         g.input.extend(keep_in)
+
+
+def _attribute_value(a: onnx.AttributeProto):
+    value = onnx.helper.get_attribute_value(a)
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def _int_list(value) -> bool:
+    """An INTS attribute as onnx reads it (or absent)."""
+    return value is None or (isinstance(value, (list, tuple)) and all(type(v) is int for v in value))
+
+
+def _shown(value) -> str:
+    return str(list(value)) if isinstance(value, (list, tuple)) else repr(value)
+
+
+def explicit_attributes(model: onnx.ModelProto, log: Log) -> None:
+    """What a record's ``conform`` says a node leaves implicit, written out
+    (sonnx.ops.registry.ConformRule): an auto_pad SAME_UPPER, SAME_LOWER or VALID as the pads
+    it means for the static input shape (pool.auto_pads; auto_pad removed), then each omitted
+    attribute of ``defaults`` with ONNX's default for it. ONNX reads the same values either
+    way, so no bit changes (the bit check runs both models); what cannot be written is a
+    Blocker with the reason."""
+    g = model.graph
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    rules = {name: op.conform for name, op in registry.operators().items()
+             if op.conform is not None and (op.conform.defaults or op.conform.auto_pad)}
+    if opset is None or not any(n.op_type in rules and n.domain in ("", "ai.onnx") for n in g.node):
+        return
+    sh = shapes(model)
+    graph_inputs = {vi.name for vi in g.input}
+    inits = {t.name: t for t in g.initializer}
+
+    def _constant(name: str):
+        t = inits.get(name) if name and name not in graph_inputs else None
+        if t is None:
+            return None
+        try:
+            return stored_array(t)
+        except (ValueError, TypeError):     # unreadable: the validator reports the initializer
+            return None
+
+    for index, node in enumerate(g.node):
+        rule = rules.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+        if rule is None:
+            continue
+        try:
+            schema = onnx.defs.get_schema(node.op_type, opset, "")
+        except Exception:
+            continue    # no such version: the validator reports it
+        version = schema.since_version
+        attrs = {a.name: _attribute_value(a) for a in node.attribute}
+        inputs = tuple(sh.get(i) if i else None for i in node.input)
+        constants = tuple(_constant(i) for i in node.input)
+        written: dict[str, object] = {}
+        mode = attrs.get("auto_pad") if rule.auto_pad else None
+        pads_from_auto = isinstance(mode, str) and mode != "NOTSET"
+
+        def write(name: str, value) -> None:
+            node.attribute.append(onnx.helper.make_attribute(name, value,
+                                                             attr_type=schema.attributes[name].type))
+            written[name] = value
+
+        for name, default in rule.defaults.items():
+            if name in attrs or name not in schema.attributes or (pads_from_auto and name == "pads"):
+                continue
+            value = default(inputs, {**attrs, **written}, opset, constants) if callable(default) else default
+            if value is None:
+                continue
+            if isinstance(value, str):
+                log.blockers.append(Blocker(rule.rule, f"{node.op_type}-{version} omits {name} and conform "
+                                            f"cannot write ONNX's default for it: {value}", index,
+                                            about=name))
+                continue
+            write(name, value)
+            log.rewrites.append(Rewrite("write-default", rule.rule,
+                                        f"{node.op_type}-{version} omitted {name}; ONNX's default "
+                                        f"{name}={_shown(value)} written (ONNX reads that very value)",
+                                        index, node.name, node.op_type, None))
+        if not pads_from_auto:
+            continue
+        have = {**attrs, **written}
+        x = inputs[0] if inputs else None
+        if "pads" in have:
+            why = "it writes pads as well, which ONNX forbids beside auto_pad: remove one of them"
+        elif not _static(x) or len(x) < 3:
+            why = (f"the pads it means depend on the input's spatial shape, which is not static "
+                   f"({'unknown' if x is None else _shape_text(x)}): pin the symbolic dimensions "
+                   "with --dim NAME=SIZE")
+        elif not isinstance(have.get("kernel_shape"), (list, tuple)):
+            why = "it does not write kernel_shape, which the pads depend on"
+        elif not all(_int_list(have.get(k)) for k in ("kernel_shape", "strides", "dilations")) or \
+                type(have.get("ceil_mode", 0)) is not int:
+            why = ("kernel_shape, strides or dilations is not a list of integers, or ceil_mode not an "
+                   "integer (the validator says which)")
+        else:
+            pads = pool.auto_pads(mode, tuple(x[2:]), tuple(have["kernel_shape"]), have.get("strides"),
+                                  have.get("dilations"), have.get("ceil_mode", 0))
+            why = pads if isinstance(pads, str) else None
+        if why is not None:
+            log.blockers.append(Blocker(rule.rule, f"{node.op_type}-{version} has auto_pad={mode}; conform "
+                                        f"does not write its pads: {why}", index))
+            continue
+        keep = [a for a in node.attribute if a.name != "auto_pad"]
+        del node.attribute[:]
+        node.attribute.extend(keep)
+        write("pads", list(pads))
+        log.rewrites.append(Rewrite("explicit-pads", rule.rule,
+                                    f"{node.op_type}-{version} auto_pad={mode} on input {_shape_text(x)} "
+                                    f"written as pads={list(pads)} (ONNX's formula), auto_pad removed",
+                                    index, node.name, node.op_type, None))
 
 
 def materialise_broadcasts(model: onnx.ModelProto, log: Log) -> None:

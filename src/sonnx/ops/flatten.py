@@ -10,7 +10,8 @@ proofs/flatten.mlw. Tests: tests/ops/test_flatten.py, tests/crosshair/flatten_ca
 
 Decisions (spec/flatten.md says why):
 - an omitted axis is refused (FLATTEN-R1), not read as ONNX's default 1: the working group's
-  GR4 wants every attribute that decides the result written in the model;
+  GR4 wants every attribute that decides the result written in the model (`sonnx conform`
+  writes axis=1 explicitly);
 - the type sets are those of onnx's schemas restricted to the element types the profile
   defines (sonnx.dtypes): bool, strings, complex, the 8-, 4- and 2-bit types are refused;
 - the numpy kernel returns a new C-contiguous array in this machine's byte order, never a view
@@ -28,7 +29,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 from . import kernel
-from .registry import Operator
+from .registry import ConformRule, Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Flatten"
@@ -94,7 +95,7 @@ def _axis_violations(x: TensorSig, version: int, axis: object) -> list[Violation
         return [Violation("FLATTEN-R1", f"{OP}-{version} does not write its axis attribute; the profile "
                                         "reads no default for an attribute that decides the result: "
                                         "write it (axis=1 is ONNX's default: onnx.helper.make_attribute"
-                                        "('axis', 1), or export with the axis given)")]
+                                        "('axis', 1), or export with the axis given; `sonnx conform` writes it)")]
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         return [Violation("FLATTEN-R1", f"{OP}-{version} has axis={axis!r} ({type(axis).__name__}); "
                                         "axis must be an integer attribute (INT)")]
@@ -236,4 +237,6 @@ OPERATOR = Operator(
     attributes={"axis": None}, constraints=node_constraints, reference=flatten_reference,
     kernel=flatten, bind=bind, spec="spec/flatten.md", proofs=("proofs/flatten.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, output_shape=result_shape, comparison="bits",
-    theories=("proofs/tensor.mlw",))
+    theories=("proofs/tensor.mlw",),
+    # conform writes an omitted axis as ONNX's default, 1 (every version)
+    conform=ConformRule(rule="FLATTEN-R1", defaults={"axis": 1}))

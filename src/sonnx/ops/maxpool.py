@@ -29,7 +29,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
 from . import kernel, pool
-from .registry import Operator
+from .registry import ConformRule, Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "MaxPool"
@@ -360,4 +360,6 @@ OPERATOR = Operator(
                 "storage_order": None, "auto_pad": None},
     constraints=node_constraints, reference=maxpool_reference, kernel=maxpool, bind=bind,
     spec="spec/maxpool.md", proofs=("proofs/maxpool.mlw",), kernel_attributes=KERNEL_ATTRIBUTES,
-    output_shape=result_shape, comparison="bits", theories=(), outputs=output_violations)
+    output_shape=result_shape, comparison="bits", theories=(), outputs=output_violations,
+    # conform writes omitted strides/pads with ONNX's default and auto_pad as explicit pads
+    conform=ConformRule(rule="MAXPOOL-R1", defaults=pool.DEFAULTS, auto_pad=True))

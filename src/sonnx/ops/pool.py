@@ -65,6 +65,92 @@ def out_length(d: int, k: int, s: int, e: int, pb: int, pe: int, ceil_mode: int)
     return o
 
 
+AUTO_PADS = ("SAME_UPPER", "SAME_LOWER", "VALID")     # the auto_pad values that mean pads
+
+
+# req: @attributes
+def auto_pads(mode: str, spatial: tuple[int, ...], kernel: tuple[int, ...], strides=None, dilations=None,
+              ceil_mode: int = 0) -> tuple[int, ...] | str:
+    """The explicit pads (the begins, then the ends: ONNX's layout) that auto_pad ``mode`` means
+    over the static ``spatial`` shape, or a str saying why no explicit pads are known to give
+    the same windows (``sonnx conform`` writes them; its bit check runs the model both ways).
+
+    ONNX's text (MaxPool-22, AveragePool-22, Conv-22), per axis, k_e = (k - 1) * e + 1: VALID
+    pads nothing, and gives floor((d - k_e) / s) + 1 outputs with or without ceil_mode;
+    SAME_UPPER and SAME_LOWER give ceil(d / s) outputs and pad (out - 1) * s + k_e - d in
+    total, half each side, the odd one at the end (SAME_UPPER) or the beginning (SAME_LOWER).
+    Left as written, with the reason: a negative total (the profile's pads are >= 0; onnxruntime
+    then moves the windows), a dilation > 1 under SAME (onnxruntime 1.32 refuses it for Conv and
+    leaves the dilation out of the pools' pads, so no runtime confirms ONNX's formula), and an
+    explicit output length (out_length, with ceil_mode) that is not ONNX's auto_pad length
+    (VALID with ceil_mode 1 where s does not divide d - k_e: onnxruntime takes the partial
+    window, ONNX's text does not)."""
+    n = len(spatial)
+    strides = tuple(strides) if strides is not None else (1,) * n
+    dilations = tuple(dilations) if dilations is not None else (1,) * n
+    if mode not in AUTO_PADS:
+        return f"auto_pad={mode!r} is none of {', '.join(AUTO_PADS)}"
+    if not (len(kernel) == len(strides) == len(dilations) == n) or n == 0:
+        return (f"kernel_shape ({len(kernel)} entries), strides ({len(strides)}) and dilations "
+                f"({len(dilations)}) do not have one entry per spatial axis of the input ({n})")
+    if min(kernel + strides + dilations) < 1 or min(spatial) < 1:
+        return "kernel_shape, strides, dilations and the spatial dimensions must be at least 1"
+    begins, ends = [], []
+    for i, (d, k, s, e) in enumerate(zip(spatial, kernel, strides, dilations)):
+        span = (k - 1) * e + 1
+        if mode == "VALID":
+            if d < span:
+                return f"along spatial axis {i} the window ({span}) is longer than the input ({d})"
+            out, total = (d - span) // s + 1, 0
+        else:
+            if e != 1:
+                return (f"dilation {e} along spatial axis {i} under {mode}: onnxruntime 1.32 refuses it "
+                        "for a convolution and leaves the dilation out of a pooling window's pads, so "
+                        "no runtime confirms ONNX's formula: write the pads explicitly")
+            out = -(-d // s)
+            total = (out - 1) * s + span - d
+            if total < 0:
+                return (f"along spatial axis {i} ONNX's formula gives a negative total pad ({total}: "
+                        f"input {d}, kernel {k}, stride {s}); the profile's pads are at least 0")
+        small, big = total // 2, total - total // 2
+        b, t = (small, big) if mode != "SAME_LOWER" else (big, small)
+        if out_length(d, k, s, e, b, t, ceil_mode) != out:
+            return (f"along spatial axis {i} the pads ({b}, {t}) with ceil_mode={ceil_mode} give "
+                    f"{out_length(d, k, s, e, b, t, ceil_mode)} outputs where ONNX's text for {mode} "
+                    f"gives {out} (onnxruntime takes the partial last window, ONNX's text does not)")
+        begins.append(b)
+        ends.append(t)
+    return tuple(begins + ends)
+
+
+def _spatial_axes(inputs: tuple, attrs: dict) -> int | str:
+    """How many spatial axes the node has: kernel_shape's length, else the input's rank - 2."""
+    kernel = attrs.get("kernel_shape")
+    if isinstance(kernel, (list, tuple)) and kernel:
+        return len(kernel)
+    x = inputs[0] if inputs else None
+    if x is not None and len(x) >= 3:
+        return len(x) - 2
+    return "the number of spatial axes is unknown (no kernel_shape, no input rank)"
+
+
+def default_strides(inputs: tuple, attrs: dict, opset: int, constants: tuple = ()) -> list[int] | str:
+    """ONNX's default strides (ConformRule.defaults): 1 along each spatial axis."""
+    n = _spatial_axes(inputs, attrs)
+    return n if isinstance(n, str) else [1] * n
+
+
+def default_pads(inputs: tuple, attrs: dict, opset: int, constants: tuple = ()) -> list[int] | str:
+    """ONNX's default pads with auto_pad NOTSET (ConformRule.defaults): 0 at each end of each
+    spatial axis."""
+    n = _spatial_axes(inputs, attrs)
+    return n if isinstance(n, str) else [0] * (2 * n)
+
+
+# the window attributes conform writes with ONNX's default (the registry's ConformRule.defaults)
+DEFAULTS = {"strides": default_strides, "pads": default_pads}
+
+
 def empty_windows(d: int, k: int, s: int, e: int, pb: int, o_len: int) -> list[int]:
     """The output positions along one axis whose window has no tap in [0, d)."""
     return [o for o in range(o_len) if not any(0 <= o * s - pb + j * e < d for j in range(k))]
@@ -122,8 +208,9 @@ def window_violations(node: str, shape: tuple | None, attrs: dict, rules: Rules,
         value = attrs.get(name)
         if value is None:
             way = {"kernel_shape": "ONNX requires it",
-                   "strides": "write strides=[1, ...] for ONNX's default",
-                   "pads": "write pads=[0, ...] for ONNX's default"}[name]
+                   "strides": "write strides=[1, ...] for ONNX's default (`sonnx conform` writes it)",
+                   "pads": "write pads=[0, ...] for ONNX's default (`sonnx conform` writes it, or the "
+                           "pads an auto_pad means)"}[name]
             found.append(Violation(r, f"{node} does not write its {name} attribute; the profile reads "
                                       f"no default for an attribute that decides the window: {way}"))
             continue
@@ -147,7 +234,9 @@ def window_violations(node: str, shape: tuple | None, attrs: dict, rules: Rules,
     if pad_mode is not None and auto_pad_text(pad_mode) != "NOTSET":
         found.append(Violation(r, f"{node} has auto_pad={pad_mode!r}; the profile takes explicit pads "
                                   "only (auto_pad NOTSET): write the pads that SAME_UPPER, SAME_LOWER or "
-                                  "VALID mean for this input's shape, with auto_pad omitted or NOTSET"))
+                                  "VALID mean for this input's shape, with auto_pad omitted or NOTSET "
+                                  "(`sonnx conform` writes them for a static input shape, except for a "
+                                  "dilation > 1 under SAME or a partial last window under ceil_mode)"))
     if found or got.get("kernel_shape") is None:
         return found, None
     kernel = got["kernel_shape"]

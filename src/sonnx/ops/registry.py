@@ -74,7 +74,8 @@ class NodeEdit:
     initializers: tuple[tuple[str, Any], ...] = ()      # (new name, numpy array) to store
     before: tuple = ()                                  # onnx NodeProtos inserted before the node
     after: tuple = ()                                   # onnx NodeProtos inserted after it
-    inputs: Mapping[int, str] = field(default_factory=dict)    # input position -> new name
+    inputs: Mapping[int, str] = field(default_factory=dict)    # input position -> new name (also
+    #                                                            one the node omits)
     outputs: Mapping[int, str] = field(default_factory=dict)   # output position -> new name
 
 
@@ -82,8 +83,9 @@ class NodeEdit:
 class ConformRule:
     """What ``sonnx conform`` may repair for this operator so that the requirement ``rule``
     accepts the node: a broadcast constant operand stored expanded to the result's shape
-    (``operands``), and/or the node rewritten by the record's own ``node_rewrite`` where no bit
-    changes (e.g. an operand's rank made explicit)."""
+    (``operands``), the node rewritten by the record's own ``node_rewrite`` where no bit
+    changes (e.g. an operand's rank made explicit), omitted attributes written with ONNX's
+    default (``defaults``), and/or auto_pad written as explicit pads (``auto_pad``)."""
     rule: str                                     # the requirement ID the rewrite satisfies
     operands: tuple[tuple[int, str], ...] = ()    # (input position, input name) it may expand
     # node_rewrite(node, shapes, value, opset, fresh) -> NodeEdit, or a str saying why the node
@@ -92,6 +94,19 @@ class ConformRule:
     # initializer that is no graph input), else None; ``opset``: the default-domain opset;
     # ``fresh(stem)``: a tensor name not yet used in the graph
     node_rewrite: Callable | None = None
+    # attribute -> ONNX's default for it, which conform writes when a node omits the attribute and
+    # ``rule`` refuses the omission (GR4: no default read; ONNX reads that very value, so no bit
+    # changes): a value, or a function (input shapes, attributes written, opset, constants) ->
+    # the value, None (nothing to write: the rule does not refuse the omission here), or a str
+    # saying why none can be written (a default that depends on the node, e.g. one entry per
+    # axis); ``constants``: per input, the numpy array of a constant (an initializer that is no
+    # graph input), else None. Only attributes the node's operator version has are written
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    # the node has the window attributes of ONNX's pooling and convolution operators
+    # (kernel_shape, strides, dilations, pads, auto_pad, ceil_mode) over input 0 of shape
+    # (N, C, d1, ..., dn): conform writes an auto_pad SAME_UPPER, SAME_LOWER or VALID as the
+    # explicit pads it means for the static input shape (ops/pool.py, auto_pads) and removes it
+    auto_pad: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -29,7 +29,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 from . import kernel
-from .registry import Operator
+from .registry import ConformRule, Operator
 from .signature import NotConstant, TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Reshape"
@@ -155,7 +155,8 @@ def _shape_violations(x: TensorSig, version: int, shape: object, shape_sig: Tens
         return [Violation("RESHAPE-R2", f"{OP}-{version} has shape {list(shape)} holding a 0 and does not write "
                                         "allowzero, which then decides the result (0 copies the input's dimension "
                                         "under allowzero=0, makes a dimension of size 0 under allowzero=1); the "
-                                        f"profile reads no default that decides the result: write allowzero=0{said}")]
+                                        f"profile reads no default that decides the result: write allowzero=0{said}; "
+                                        "`sonnx conform` writes it")]
     if not known:
         return []
     out, why = resolve(tuple(x.shape), shape, zero or 0)
@@ -314,9 +315,21 @@ def result_shape(shapes, keywords) -> tuple[int, ...]:
     return output_shape(tuple(shapes[0]), tuple(int(s) for s in keywords["shape"]), keywords.get("allowzero"))
 
 
+# req: RESHAPE-R2
+def default_allowzero(inputs: tuple, attrs: dict, opset: int, constants: tuple):
+    """ONNX's default allowzero, 0, where RESHAPE-R2 refuses its omission (conform writes it,
+    ConformRule.defaults): a constant shape holding a 0. Elsewhere None (nothing refused, nothing
+    written); conform writes it only for Reshape-14 on, the versions that have the attribute."""
+    shape = constants[1] if len(constants) > 1 else None
+    if shape is None:
+        return None         # a shape that is no constant: RESHAPE-R1 refuses the node anyway
+    return 0 if 0 in [int(s) for s in np.asarray(shape).reshape(-1)] else None
+
+
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="structural", type_sets=TYPE_SETS, inputs=("data", "shape"), optional=("shape",),
     attributes={"shape": None, "allowzero": None}, constraints=node_constraints, reference=reshape_reference,
     kernel=reshape, bind=bind, spec="spec/reshape.md", proofs=("proofs/reshape.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, constant_inputs=CONSTANT_INPUTS, output_shape=result_shape,
-    comparison="bits", theories=("proofs/tensor.mlw",))
+    comparison="bits", theories=("proofs/tensor.mlw",),
+    conform=ConformRule(rule="RESHAPE-R2", defaults={"allowzero": default_allowzero}))

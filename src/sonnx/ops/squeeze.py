@@ -28,7 +28,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 from . import kernel
-from .registry import Operator
+from .registry import ConformRule, NodeEdit, Operator
 from .signature import NotConstant, TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Squeeze"
@@ -98,7 +98,8 @@ def _axes_violations(x: TensorSig, version: int, axes: object, axes_sig: TensorS
         said = (f" (here that would be axes={_ones(x.shape)}: write them)" if known else "")
         return [Violation("SQUEEZE-R1", f"{OP}-{version} gives no axes; the profile reads no default that "
                                         "decides the result's shape, so 'every dimension of size 1' is "
-                                        f"refused: write the axes {where}{said}")]
+                                        f"refused: write the axes {where}{said}; `sonnx conform` writes "
+                                        "them for a static shape")]
     if isinstance(axes, NotConstant):
         return [Violation("SQUEEZE-R1", f"{OP}-{version} input axes is {axes.why}; the axes must be a "
                                         "constant int64 initializer that is not a graph input, so that the "
@@ -256,9 +257,46 @@ def result_shape(shapes, keywords) -> tuple[int, ...]:
     return output_shape(tuple(shapes[0]), tuple(int(a) for a in axes))
 
 
+# req: SQUEEZE-R1
+def default_axes(inputs: tuple) -> list[int] | str:
+    """ONNX's reading of omitted axes for the node's input, which conform writes: every dimension
+    of size 1. Needs a static shape (a symbolic dimension may be 1) holding at least one 1 (the
+    profile refuses empty axes)."""
+    x = inputs[0] if inputs else None
+    if x is None or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in x):
+        return "the input's shape is not static, and which of its dimensions are 1 decides the axes"
+    ones = _ones(x)
+    if not ones:
+        return f"the input {tuple(x)} has no dimension of size 1, so the node removes nothing"
+    return ones
+
+
+# req: SQUEEZE-R1
+def explicit_axes(node, shapes, value, opset, fresh):
+    """conform's rewrite of a Squeeze-13-or-later node without its axes input
+    (ConformRule.node_rewrite): the axes ONNX reads (default_axes) stored as a constant int64
+    initializer given as input 1. Before Squeeze-13 the attribute is written instead
+    (ConformRule.defaults); a node with axes is left alone."""
+    version = OPERATOR.since_version(opset)
+    if version is None or version < AXES_INPUT_FROM or (len(node.input) > 1 and node.input[1]) or not node.input:
+        return None
+    axes = default_axes((shapes.get(node.input[0]),))
+    if isinstance(axes, str):
+        return f"{OP}-{version} has no axes input and conform cannot write ONNX's reading of it: {axes}"
+    name = fresh(f"{node.output[0] or node.input[0]}_axes")
+    return NodeEdit(detail=f"{OP}-{version} had no axes input; ONNX's reading, every dimension of size 1 of "
+                           f"{tuple(shapes[node.input[0]])}, stored as the int64 initializer '{name}' = {axes} "
+                           "and given as its axes",
+                    initializers=((name, np.array(axes, dtype=np.int64)),), inputs={1: name})
+
+
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="structural", type_sets=TYPE_SETS, inputs=("data", "axes"), optional=("axes",),
     attributes={"axes": None}, constraints=node_constraints, reference=squeeze_reference,
     kernel=squeeze, bind=bind, spec="spec/squeeze.md", proofs=("proofs/squeeze.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, constant_inputs=CONSTANT_INPUTS, output_shape=result_shape,
-    comparison="bits", theories=("proofs/tensor.mlw",))
+    comparison="bits", theories=("proofs/tensor.mlw",),
+    # conform writes the axes ONNX reads when they are omitted: the attribute before Squeeze-13,
+    # the constant input from 13 on
+    conform=ConformRule(rule="SQUEEZE-R1", node_rewrite=explicit_axes,
+                        defaults={"axes": lambda inputs, attrs, opset, constants: default_axes(inputs)}))

@@ -11,7 +11,7 @@ tests/crosshair/transpose_cases.py.
 Decisions (spec/transpose.md says why):
 - an omitted perm is refused (TRANSPOSE-R1), not read as ONNX's default (the axes reversed):
   GR4 wants every attribute that decides the result written in the model; the finding says
-  which perm to write;
+  which perm to write, and `sonnx conform` writes the default explicitly;
 - negative entries are refused: ONNX's schemas state no negative axes for perm (onnxruntime
   refuses them too), so the profile reads none;
 - the type sets are those of onnx's schemas restricted to the element types the profile
@@ -29,7 +29,7 @@ from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index
 from . import kernel
-from .registry import Operator
+from .registry import ConformRule, Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Transpose"
@@ -91,7 +91,8 @@ def _perm_violations(x: TensorSig, version: int, perm: object) -> list[Violation
         written = "" if rank is None else f": for this rank-{rank} input, perm={list(range(rank))[::-1]}"
         return [Violation("TRANSPOSE-R1", f"{OP}-{version} does not write its perm attribute; the profile reads "
                                           "no default for an attribute that decides the result: write it "
-                                          f"(ONNX's default reverses the axes{written})")]
+                                          f"(ONNX's default reverses the axes{written}; `sonnx conform` "
+                                          "writes it)")]
     if not isinstance(perm, (list, tuple, np.ndarray)) or not all(_is_int(p) for p in perm):
         return [Violation("TRANSPOSE-R1", f"{OP}-{version} has perm={perm!r}; perm must be a list of "
                                           "integers (INTS)")]
@@ -217,6 +218,16 @@ def bind(x: np.ndarray, *, perm, opset: int = LATEST):
     return lambda a: _apply(a, p)
 
 
+# req: TRANSPOSE-R1
+def default_perm(inputs: tuple) -> list[int] | str:
+    """ONNX's default perm for the node's input (conform writes it, ConformRule.defaults): the
+    axes reversed, (r-1, ..., 0) for an input of rank r."""
+    x = inputs[0] if inputs else None
+    if x is None:
+        return "the input's rank is unknown, and the default (the axes reversed) depends on it"
+    return list(reversed(range(len(x))))
+
+
 def result_shape(shapes, keywords) -> tuple[int, ...]:
     """Y's shape from X's and the kernel's ``perm`` (the executor plans with it)."""
     return output_shape(tuple(shapes[0]), tuple(int(p) for p in keywords["perm"]))
@@ -227,4 +238,5 @@ OPERATOR = Operator(
     attributes={"perm": None}, constraints=node_constraints, reference=transpose_reference,
     kernel=transpose, bind=bind, spec="spec/transpose.md", proofs=("proofs/transpose.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, output_shape=result_shape, comparison="bits",
-    theories=("proofs/tensor.mlw",))
+    theories=("proofs/tensor.mlw",),
+    conform=ConformRule(rule="TRANSPOSE-R1", defaults={"perm": lambda inputs, attrs, opset, constants: default_perm(inputs)}))
