@@ -60,9 +60,15 @@ def test_the_wg_cross_reference_is_in_every_format(tree):
 
     data = json.loads(report.to_json(m))
     assert data["schema"] == "sonnx-trace/5"
+    # the judging tool's configuration identity, with the judged checkout's registry hash
+    from sonnx import qualification
+    assert data["inputs"]["configuration"]["requirements_sha256"] == qualification.registry_sha256(root)
+    assert data["inputs"]["configuration"]["trace_rules_sha256"] == qualification.rules_sha256("trace")
     assert data["requirements"][0]["wg"][1] == {"ref": "deliverables/reqs/reqs.md#OP 016",
                                                  "relation": "departs", "reason": "defaults read as ONNX states"}
     md = report.to_markdown(m)
+    assert report.configuration_line(m) in md and report.configuration_line(m) in report.to_html(m)
+    assert "requirements_sha256 " + qualification.registry_sha256(root) in md
     assert "| WG |" in md and "none x; departs reqs.md#OP 016" in md and full in md
     rows = list(csv.DictReader(io.StringIO(report.to_csv(m))))
     assert rows[0]["WG"] == "none x; departs reqs.md#OP 016" and full in rows[0]["WG reasons"]

@@ -95,6 +95,14 @@ HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair"
            "Tool tests", "Issues"]
 
 
+def configuration_line(m: Matrix) -> str:
+    """The judging tool's configuration identity, in one line (docs/qualification.md)."""
+    conf = m.inputs.get("configuration") or {}
+    if not conf:
+        return ""
+    return ("Configuration: " + ", ".join(f"{k} {v}" for k, v in conf.items()) + ".")
+
+
 def to_json(m: Matrix) -> str:
     return json.dumps(m.as_dict(), indent=2, sort_keys=False) + "\n"
 
@@ -120,6 +128,7 @@ def to_markdown(m: Matrix) -> str:
     out = ["# SONNX traceability matrix", "",
            *([f"Made {made} on commit {m.inputs.get('commit') or '(not a git checkout)'}"
               f"{' with local changes' if m.inputs.get('dirty') else ''}.", ""] if made else []),
+           *([configuration_line(m), ""] if configuration_line(m) else []),
            f"{s['requirements']} requirements: {s['ok']} covered, {s['partial']} partial, {s['suspect']} suspect, "
            f"{s['defect']} with defects; {s['defects']} defect(s) in all.", "",
            "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
@@ -221,7 +230,7 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
                    f"CrossHair: {inputs['crosshair']}{'' if inputs['crosshair_found'] else ' (not found)'}; "
                    f"proofs: {inputs.get('proofs', '')}. "
                    f"Made {inputs.get('made_utc') or '(date unknown)'} on commit {inputs.get('commit') or '(not a git checkout)'}"
-                   f"{' with local changes' if inputs.get('dirty') else ''}.")
+                   f"{' with local changes' if inputs.get('dirty') else ''}. {configuration_line(m)}")
     rows = []
     for r in m.rows:
         cells = _cells(r)
