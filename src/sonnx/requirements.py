@@ -71,37 +71,30 @@ WG_RELATIONS = {
     "none": "the WG has no text this requirement could refine at WG_COMMIT; reason says which is missing",
 }
 
-# The documents the project was made from (its "seed" documents), by number: a requirement's
-# source that cites "seed N" must also name that document's title, so that a reader outside the
-# project can find it. identity: where the public text is (or why it is not public), and the
-# sha256 of the copy the project was made from.
-SEED_DOCUMENTS = {
-    "000": {"title": "ONNX operator documentation of Mul",
-            "identity": "https://onnx.ai/onnx/operators/onnx__Mul.html; seed copy sha256 "
-                        "bae6e3fbc8a39ab9cc8a9aeae754432a735867986f073b89cbf918756bc6147e"},
-    "001": {"title": "OpenVINO operation specification of Multiply-1",
-            "identity": "https://docs.openvino.ai (operation specifications, arithmetic, Multiply-1); "
-                        "seed copy sha256 efbaa59835a4e5f418b3ad87530546f7e082c68c64c41a38dd150c47aade3059"},
-    "002": {"title": "ONNX operator documentation of Gemm",
-            "identity": "https://onnx.ai/onnx/operators/onnx__Gemm.html; seed copy sha256 "
-                        "a9bc4402c6be4a67fe5297231cf91529963c7db983e2cce592f7a38f87b33605"},
-    "003": {"title": "ONNX operator documentation of Mul, in Chinese",
-            "identity": "seed copy sha256 0654903f9d5024d414328763e2a60de3cf4d82f9bdf342c32469dfdbbec97646"},
-    "004": {"title": "SONNX working-group draft specification of Mul",
-            "identity": "a working-group draft, not in github.com/onnx/working-groups at commit "
-                        f"{WG_COMMIT[:12]}; seed copy sha256 "
-                        "9f6596d92820172b7f0bdb61822fb30a25d0720f9e73d9e8da313d0f42c113f9"},
-}
+# The documents the project was made from (its "seed" documents), by number, in
+# sonnx/data/seeds.toml: a requirement's source that cites "seed N" must also name that
+# document's title, so that a reader outside the project can find it. identity: where the
+# public text is (or why it is not public), and the sha256 of the copy the project was made from.
+SEEDS_DATA = "data/seeds.toml"
+
+
+@lru_cache(maxsize=1)
+def seed_documents() -> dict[str, dict[str, str]]:
+    """{number ("004"): {"title", "identity"}} of the seed documents."""
+    data = tomllib.loads(resources.files("sonnx").joinpath(SEEDS_DATA).read_text(encoding="utf-8"))
+    return {d["number"]: {"title": d["title"], "identity": d["identity"]} for d in data["seed"]}
+
+
 SEED_RE = re.compile(r"\bseeds? (\d{1,3})\b", re.IGNORECASE)
 
 
 def bare_seed_citations(source: str) -> list[str]:
     """The "seed N" citations of a source text that do not name their document: an unknown seed
-    number, or one whose title (SEED_DOCUMENTS) is not written in the same text."""
+    number, or one whose title (seed_documents()) is not written in the same text."""
     out = []
     for m in SEED_RE.finditer(source):
         number = m.group(1).zfill(3)
-        doc = SEED_DOCUMENTS.get(number)
+        doc = seed_documents().get(number)
         if doc is None:
             out.append(f"{m.group(0)} (no such seed document)")
         elif doc["title"] not in source:
