@@ -122,3 +122,16 @@ def test_the_registry_fixture_entry_is_well_formed():
     reg = requirements.parse(registry_toml(("MUL-R1", "t", "s", ["test"])))
     assert reg["MUL-R1"].wg[0].relation == "none"
     assert requirements.parse(registry_toml(("MUL-R1", "t", "s", ["test"]), wg=False))["MUL-R1"].wg == ()
+
+
+def test_strictdoc_keeps_the_wg_attribute(tree, tmp_path_factory):
+    from tests.trace.test_reqif_export import _sdoc
+    root, _ = tree
+    out = tmp_path_factory.mktemp("reqif")
+    text = (root / REGISTRY_FILE).read_text()
+    (root / REGISTRY_FILE).write_text(text.replace(WG_ENTRY, WG_ENTRY + DEPARTS, 1))
+    accept_all(root)
+    sdoc = _sdoc(out, build(root))
+    block = sdoc.split("UID: MUL-R1", 1)[1].split("[REQUIREMENT]", 1)[0]
+    assert "departs deliverables/reqs/reqs.md#OP 016: defaults read as ONNX states" in block
+    assert "none documents/x: fixture" in block
