@@ -208,7 +208,7 @@ def layer_of(module: str) -> int | None:
         return None
     if module == "sonnx" or parts[-1] in ("cli", "__main__"):
         return CLI          # the package's facade loads the API on demand; the command lines
-    if len(parts) > 1 and parts[1] in ("validate", "conform", "run", "trace", "onnx_reference"):
+    if len(parts) > 1 and parts[1] in ("validate", "conform", "run", "trace", "onnx_reference", "qualification"):
         return FEATURES
     if len(parts) > 1 and parts[1] in ("ops", "c_kernels", "requirements"):
         return OPS

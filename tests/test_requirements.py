@@ -127,7 +127,7 @@ def test_cli_lists_requirements_as_text_and_json(capsys):
     assert cli.main(["requirements", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [d["id"] for d in data] == list(requirements.load())
-    assert all(set(d) == {"id", "title", "statement", "rationale", "source", "verification", "families"}
+    assert all(set(d) == {"id", "title", "statement", "rationale", "source", "verification", "families", "wg"}
                for d in data)
 
 

@@ -7,6 +7,9 @@ may hold:
 
   [[requirement]]  id, title, statement, rationale, source, verification (subset of proof,
                    crosshair, test), families (optional: the declared families it belongs to)
+  [[requirement.wg]]  ref, relation, reason: the working group's documents this requirement
+                   refines or departs from (WG_RELATIONS, below); optional here, but the trace
+                   makes a requirement without one a defect ("wg")
   [[claim]]        id, part (the words of the statement this part covers), proof (goals linked
                    to the ID, FILE:GOAL), crosshair (harnesses; "mutant NAME" for a planted
                    mutant), test (marked tests, as the trace names them), gap (the path of the
@@ -54,6 +57,51 @@ FAMILIES = {
               "(what a run computes, so what the floating-point environment and run --compare touch)",
     "fast-bound": "the error bound of fast mode",
 }
+# The SONNX working group's public documents (github.com/onnx/working-groups), as of one commit:
+# a requirement's ``wg`` entries cite them as "PATH#TAG" (PATH under safety-related-profile/ at
+# that commit, TAG a literal string of the document: "[R4]", "(C3)", "`OP 016`"); "PATH" alone
+# with relation "none" names where a specification would be and is not. Checked against a
+# snapshot of the repository by tests/test_requirements_wg.py.
+WG_REPO = "https://github.com/onnx/working-groups"
+WG_COMMIT = "b0cd9c92ee9f794473f7847e8941de8ff19aca75"
+WG_PREFIX = "safety-related-profile/"
+WG_RELATIONS = {
+    "refines": "sonnx states the WG text precisely (same intent, made checkable)",
+    "departs": "sonnx is stricter than or differs from the WG text; reason says how and why",
+    "none": "the WG has no text this requirement could refine at WG_COMMIT; reason says which is missing",
+}
+
+# The documents the project was made from (its "seed" documents), by number, in
+# sonnx/data/seeds.toml: a requirement's source that cites "seed N" must also name that
+# document's title, so that a reader outside the project can find it. identity: where the
+# public text is (or why it is not public), and the sha256 of the copy the project was made from.
+SEEDS_DATA = "data/seeds.toml"
+
+
+@lru_cache(maxsize=1)
+def seed_documents() -> dict[str, dict[str, str]]:
+    """{number ("004"): {"title", "identity"}} of the seed documents."""
+    data = tomllib.loads(resources.files("sonnx").joinpath(SEEDS_DATA).read_text(encoding="utf-8"))
+    return {d["number"]: {"title": d["title"], "identity": d["identity"]} for d in data["seed"]}
+
+
+SEED_RE = re.compile(r"\bseeds? (\d{1,3})\b", re.IGNORECASE)
+
+
+def bare_seed_citations(source: str) -> list[str]:
+    """The "seed N" citations of a source text that do not name their document: an unknown seed
+    number, or one whose title (seed_documents()) is not written in the same text."""
+    out = []
+    for m in SEED_RE.finditer(source):
+        number = m.group(1).zfill(3)
+        doc = seed_documents().get(number)
+        if doc is None:
+            out.append(f"{m.group(0)} (no such seed document)")
+        elif doc["title"] not in source:
+            out.append(f"{m.group(0)} without its title \"{doc['title']}\"")
+    return out
+
+
 BUILTIN_FAMILIES = ("every", "operators", "proved", "kind:<kind>")
 FAMILY_RE = re.compile(r"@[a-z][a-z0-9:-]*[a-z0-9]")
 
@@ -71,6 +119,66 @@ ID_PATTERN = _id_pattern()
 
 
 @dataclass(frozen=True)
+class WgRef:
+    """One cross-reference to the working group's documents (see WG_RELATIONS)."""
+    ref: str
+    relation: str
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"ref": self.ref, "relation": self.relation, "reason": self.reason}
+
+    def text(self) -> str:
+        return f"{self.relation} {self.ref}" + (f": {self.reason}" if self.reason else "")
+
+
+def _wg_refs(rid: str, entries: object) -> tuple[WgRef, ...]:
+    """A requirement's ``wg`` entries, checked: ValueError unless each has a ref, a known
+    relation, and a reason whenever it departs or cites nothing."""
+    if not (isinstance(entries, list) and all(isinstance(e, dict) for e in entries)):
+        raise ValueError(f"requirement {rid}: wg must be [[requirement.wg]] tables")
+    out = []
+    for e in entries:
+        unknown = sorted(set(e) - {"ref", "relation", "reason"})
+        if unknown:
+            raise ValueError(f"requirement {rid}: wg entry with unknown key(s) {', '.join(unknown)}")
+        ref, relation, reason = e.get("ref"), e.get("relation"), e.get("reason", "")
+        if not (isinstance(ref, str) and ref.strip()):
+            raise ValueError(f"requirement {rid}: wg entry without a ref")
+        if relation not in WG_RELATIONS:
+            raise ValueError(f"requirement {rid}: wg relation {relation!r} for {ref} "
+                             f"(known: {', '.join(WG_RELATIONS)})")
+        if not isinstance(reason, str):
+            raise ValueError(f"requirement {rid}: wg reason of {ref} must be a string")
+        if relation in ("departs", "none") and not reason.strip():
+            raise ValueError(f"requirement {rid}: wg relation {relation} of {ref} needs a reason")
+        out.append(WgRef(ref.strip(), relation, " ".join(reason.split())))
+    return tuple(out)
+
+
+def wg_problems(registry: dict, read) -> list[str]:
+    """What is wrong with the registry's ``wg`` references, judged against the working group's
+    documents at WG_COMMIT: ``read(path)`` gives the text of PATH (under WG_PREFIX) or None when
+    there is no such file or directory. A "PATH#TAG" must name an existing document holding TAG;
+    a bare "PATH" (no tag) must be absent and is allowed only with relation "none"."""
+    out = []
+    for rid, req in registry.items():
+        for w in req.wg:
+            path, _, tag = w.ref.partition("#")
+            text = read(path)
+            if tag:
+                if text is None:
+                    out.append(f"{rid}: {w.ref}: no document {path} at working-groups {WG_COMMIT[:12]}")
+                elif tag not in text:
+                    out.append(f"{rid}: {w.ref}: {path} holds no {tag!r}")
+            elif w.relation != "none":
+                out.append(f"{rid}: {w.ref}: a reference without a tag must be relation none")
+            elif text is not None:
+                out.append(f"{rid}: {w.ref}: {path} exists at working-groups {WG_COMMIT[:12]}: cite it")
+    return out
+
+
+@dataclass(frozen=True)
 class Requirement:
     id: str
     title: str
@@ -79,11 +187,13 @@ class Requirement:
     source: str
     verification: tuple[str, ...]
     families: tuple[str, ...] = ()
+    wg: tuple[WgRef, ...] = ()          # the working group's documents: see WG_RELATIONS
 
     def as_dict(self) -> dict:
         return {"id": self.id, "title": self.title, "statement": self.statement,
                 "rationale": self.rationale, "source": self.source,
-                "verification": list(self.verification), "families": list(self.families)}
+                "verification": list(self.verification), "families": list(self.families),
+                "wg": [w.as_dict() for w in self.wg]}
 
 
 def _stem(op) -> str:
@@ -128,7 +238,8 @@ def parse(text: str, where: str = "registry") -> dict[str, Requirement]:
         out[entry["id"]] = Requirement(
             id=entry["id"], title=entry["title"], statement=statement,
             rationale=" ".join(entry["rationale"].split()), source=entry["source"],
-            verification=tuple(entry["verification"]), families=tuple(families))
+            verification=tuple(entry["verification"]), families=tuple(families),
+            wg=_wg_refs(entry["id"], entry.get("wg", [])))
     return out
 
 

@@ -2,9 +2,15 @@
 from __future__ import annotations
 
 
-def registry_toml(*entries: tuple[str, str, str, list[str]]) -> str:
+# Every fixture requirement carries one working-group cross-reference (the trace makes a
+# requirement without one a "wg" defect); a test about that writes its entry without it.
+WG_ENTRY = '[[requirement.wg]]\nref = "documents/x"\nrelation = "none"\nreason = "fixture"\n'
+
+
+def registry_toml(*entries: tuple[str, str, str, list[str]], wg: bool = True) -> str:
     return "".join(f'\n[[requirement]]\nid = "{rid}"\ntitle = "{title}"\nstatement = "{statement}"\n'
                    f'rationale = "r"\nsource = "seed"\nverification = {verification!r}\n'.replace("'", '"')
+                   + (WG_ENTRY if wg else "")
                    for rid, title, statement, verification in entries)
 
 

@@ -14,7 +14,7 @@ from sonnx_dev import bundle, evidence
 
 pytestmark = pytest.mark.req("@every")
 
-TRACE = {"schema": "sonnx-trace/4",
+TRACE = {"schema": "sonnx-trace/5",
          "summary": {"requirements": 2, "ok": 1, "partial": 1, "suspect": 0, "defect": 0, "defects": 0},
          "requirements": [{"id": "A-R1", "state": "ok"}, {"id": "A-R2", "state": "partial"}]}
 

@@ -73,7 +73,8 @@ def test_a_declared_gap_makes_a_clean_row_partial_in_every_output(root, capsys):
     assert "\x1b[1;31m1 partial\x1b[0m" in run_cli(["--color", "always", "--no-partial"], capsys)[1]
     assert "claim (gap) A and B have the same shape: proof: proofs/op.mlw:same_shape; crosshair: h; " \
            f"test: tests/test_k.py::test_same <span class='partial'>gap: {GAP}</span><pre>" in page
-    assert "| partial | 1 tag(s) | 1 site(s) | 2/2 proved | 2/2 passed | 2/2 harnesses clean | 1 gap | - |" \
+    # Tests: the requirement's own test; Tool tests: the declared helper (spec/trace-supports.toml)
+    assert "| partial | 1 tag(s) | 1 site(s) | 2/2 proved | 1/1 passed | 2/2 harnesses clean | 1 gap | none x | 1/1 passed | - |" \
         in report.to_markdown(m)
 
 

@@ -205,7 +205,7 @@ def test_test_entries_carry_every_documented_field_and_at_most_five_failures(tre
         f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{INPUTS}{cases}</testsuite></testsuites>')
     entry = build(root).rows[0].test[0]
     assert entry == {"test": "tests/test_kernel.py::test_same", "path": "tests/test_kernel.py", "line": 4,
-                     "status": "failed", "declared": False, "passed": 0, "failed": 6, "skipped": 0,
+                     "status": "failed", "declared": False, "tool": False, "passed": 0, "failed": 6, "skipped": 0,
                      "failures": [f"test_same[{i}]" for i in range(5)]}
 
 
@@ -300,8 +300,9 @@ def test_the_steps_are_the_five_checks_in_order_writing_into_the_bundle(tmp_path
     assert examples, "no example model to validate"
     steps = evidence._steps("py", out)
     # the first four run the project's tool they are named after (none is run here); the
-    # name keeps "five" for the mutation records that cite it: extract-c (issue 20) made six
-    assert len(steps) == 6 and [cmd for _, cmd, _ in steps[:4]] == [[f"tools/{name}"] for name, _, _ in steps[:4]]
+    # name keeps "five" for the mutation records that cite it: extract-c (issue 20) made six,
+    # the qualification kit (issue 31) seven
+    assert len(steps) == 7 and [cmd for _, cmd, _ in steps[:4]] == [[f"tools/{name}"] for name, _, _ in steps[:4]]
     assert steps[1][0] == "extract-c" and steps[3][0] == "test"
     assert all(os.access(evidence.ROOT / cmd[0], os.X_OK) for _, cmd, _ in steps[:4])
     assert [env for _, _, env in steps[:4]] == [{}, {}, {}, {"SONNX_JUNIT": str(out / "junit.xml")}]
@@ -309,7 +310,8 @@ def test_the_steps_are_the_five_checks_in_order_writing_into_the_bundle(tmp_path
         ("validate", ["py", "-m", "sonnx_dev.examples", *examples], {}),
         ("trace", ["py", "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv,reqif,lobster", "--output-dir", str(out / "trace"),
                    "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
-                   "--crosshair", str(out / "crosshair.json")], {})]
+                   "--crosshair", str(out / "crosshair.json")], {}),
+        ("qualification", ["py", "-m", "sonnx_dev.qualification", "--bundle", str(out)], {})]
 
 
 def test_main_runs_the_project_steps_into_build_evidence(monkeypatch):
@@ -469,7 +471,7 @@ def test_evidence_inputs_are_shown_relative_to_the_tree_when_inside_it(tmp_path,
     monkeypatch.setattr(matrix, "_proof_records", lambda root, path: ([], "replay", []))
     m = matrix.build(root, registry=REGISTRY, junit_path=root / "build" / "j.xml",
                      crosshair_path=tmp_path / "elsewhere.json", proofs_path=root / "p.json")
-    shown = set(m.inputs.values())
+    shown = {v for v in m.inputs.values() if isinstance(v, str)}
     assert {"build/j.xml", str(tmp_path / "elsewhere.json")} <= shown and str(root / "build" / "j.xml") not in shown
 
 

@@ -292,7 +292,7 @@ def test_reports_render_every_format(tree):
     (root / "build" / "junit.xml").write_text(junit_xml(failures={"test_dense": "boom"}))
     m = build(root)
     data = json.loads(report.to_json(m))
-    assert data["schema"] == "sonnx-trace/4"
+    assert data["schema"] == "sonnx-trace/5"
     assert data["summary"] == {"requirements": 2, "ok": 1, "partial": 0, "suspect": 0, "defect": 1, "defects": 1}
     assert data["requirements"][1]["defects"][0]["kind"] == "failing"
     csv_lines = report.to_csv(m).splitlines()

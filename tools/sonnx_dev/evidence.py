@@ -56,6 +56,9 @@ def _steps(py: str, out: Path) -> list[tuple[str, list[str], dict[str, str]]]:
         ("trace", [py, "-m", "sonnx.cli", "trace", "--format", "html,md,json,csv,reqif,lobster", "--output-dir", str(out / "trace"),
                    "--junit", str(out / "junit.xml"), "--proofs", str(out / "proofs.json"),
                    "--crosshair", str(out / "crosshair.json")], {}),
+        # the tool qualification kit (DO-330 TQL-5) of validate and trace, from the trace and
+        # the test results just written (docs/qualification.md)
+        ("qualification", [py, "-m", "sonnx_dev.qualification", "--bundle", str(out)], {}),
     ]
 
 
@@ -215,6 +218,7 @@ def index_html(results: list[dict], man: dict, out: Path) -> str:
         f"<td>{r['exit_code']}</td><td>{r['seconds']} s</td>"
         f"<td><a href='logs/{e(r['step'])}.log'>log</a></td></tr>" for r in results)
     links = [(p, p) for p in ("trace/trace.html", "trace/trace.md", "trace/sonnx.reqif", "trace/lobster.conf",
+                              "qualification/tor.md", "qualification/limitations.md", "qualification/configuration.json",
                               "junit.xml", "proofs.json",
                               "crosshair.json", "validate/examples.txt", "manifest.json", "summary.json",
                               "SHA256SUMS") if p == "SHA256SUMS" or (out / p).exists()]

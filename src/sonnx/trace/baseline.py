@@ -80,6 +80,8 @@ def site_texts(root: Path, registry: dict, links: Links) -> dict[str, dict[str, 
         texts["entry"] = "\n".join([f"title: {req.title}", f"rationale: {req.rationale}",
                                     f"source: {req.source}", f"verification: {', '.join(req.verification)}",
                                     f"families: {', '.join(getattr(req, 'families', ()))}"])
+        # what it is of the working group's texts is a reviewed claim too
+        texts["wg"] = "\n".join(w.text() for w in getattr(req, "wg", ()))
         if rid in accepted_gaps:
             texts["gaps"] = "\n".join(sorted(accepted_gaps[rid]))
         if rid in claimed:      # what the row claims, and why it is partial, were reviewed too

@@ -46,6 +46,10 @@ class Links:
     mentions: dict[str, list[Site]] = field(default_factory=dict)  # every ID seen anywhere
     unknown_families: dict[str, list[Site]] = field(default_factory=dict)  # "@name" -> sites
     declared_goals: list[dict] = field(default_factory=list)      # [[proof]] supports, expanded
+    # (id, site) pairs linked only through @every: a site that names every requirement tests a
+    # tool all rows rely on (the trace judge, an exporter), not one requirement; reports count
+    # those apart ("Tool tests")
+    every_only: set = field(default_factory=set)
 
     def add(self, rid: str, site: Site) -> None:
         self.sites.setdefault(rid, []).append(site)
@@ -311,11 +315,16 @@ def collect(root: Path, *, with_proofs: bool = True, registry: dict | None = Non
         for rid, site in collector(root):
             if not rid.startswith("@"):
                 links.add(rid, site)
+                links.every_only.discard((rid, site))
                 continue
             if registry is None:
                 registry = _registry_of(root)
             ids, unknown = requirements.expand([rid], registry)
             for member in ids:
+                if rid == "@every" and site not in links.sites.get(member, []):
+                    links.every_only.add((member, site))
+                elif rid != "@every":
+                    links.every_only.discard((member, site))
                 links.add(member, site)
             for token in unknown:
                 links.unknown_families.setdefault(token, []).append(site)

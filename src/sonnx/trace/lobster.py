@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from .matrix import GREEN, Matrix, Row
+from .matrix import GREEN, Matrix, Row, wg_text
 
 GENERATOR = "sonnx trace"
 LEVEL_REQ, LEVEL_CODE, LEVEL_PROOF, LEVEL_TEST, LEVEL_CROSSHAIR = (
@@ -59,7 +59,8 @@ def _requirement(r: Row) -> dict:
     spec = r.spec[0] if r.spec else {}
     item = {"tag": _req_tag(r.id), "location": _location(spec.get("path"), spec.get("line")),
             "name": r.id, "messages": [], "just_up": [], "just_down": [], "just_global": [],
-            "framework": "sonnx", "kind": "requirement", "text": f"{r.title}. {r.statement}",
+            "framework": "sonnx", "kind": "requirement", "text": f"{r.title}. {r.statement}" + "".join(
+                f"\nWG: {wg_text(w)}" for w in r.wg),
             "status": r.state}
     # sonnx's verdict travels as LOBSTER messages: an item with messages is never OK there
     item["messages"] = [f"sonnx trace: {d.kind}: {d.detail}" for d in r.defects]

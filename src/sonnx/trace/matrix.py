@@ -26,9 +26,32 @@ from .files import read_json_object
 from .inputs import step_inputs
 
 JUSTIFICATIONS = Path("spec") / "trace-justifications.toml"
-DEFECT_KINDS = ("uncovered", "orphan", "failing", "not run", "skipped", "unproved", "stale",
-                "unlinked", "claim", "suspect")
+# Each judgement the trace makes, with what it is required to catch: the defect kinds, then the
+# state "partial". The qualification kit makes one Tool Operational Requirement of each
+# (tools/sonnx_dev/qualification.py, docs/qualification.md).
+JUDGEMENTS = {
+    "uncovered": "a kind of link the requirement demands (spec, code, proof, test, crosshair) is missing and no reviewed gap justifies it",
+    "orphan": "an ID or @family named in the sources, or given a [[claim]], is not in the registry",
+    "failing": "a linked test failed, errored or was rerun, a CrossHair harness found a counterexample or ran nothing, a mutant survived, or a campaign says ok: false",
+    "not run": "a linked test has no result, or a goal has no replay",
+    "skipped": "a linked test case was skipped without a reviewed skip",
+    "unproved": "a linked proof goal (every VC and subgoal) is not proved, its replay failed, or the proof summary says ok: false",
+    "stale": "a result file was made on another tree (its recorded input hash is not the judged tree's)",
+    "unlinked": "a test or proof goal names no requirement and is declared for none, or a failing test reaches no row",
+    "claim": "a requirement's [[claim]] parts are missing or wrong (unlinked evidence, an unproved part without a gap, a gap file missing or not naming it)",
+    "wg": "a requirement has no working-group cross-reference",
+    "suspect": "a requirement's statement, entry, claims, goals, what they use, or code sites differ from the reviewed baseline",
+    "partial": "a row whose claims declare a part not proved as stated is partial, never ok (exit 1 with --no-partial)",
+}
+DEFECT_KINDS = tuple(k for k in JUDGEMENTS if k != "partial")
+SCHEMA = "sonnx-trace/5"
 GREEN = ("proved", "passed", "confirmed", "no counterexample")
+
+
+def wg_text(w: dict) -> str:
+    """One working-group cross-reference of a row as every format writes it in full:
+    ``relation document#tag: reason``."""
+    return f"{w['relation']} {w['ref']}" + (f": {w['reason']}" if w.get("reason") else "")
 
 
 class EvidenceError(ValueError):
@@ -59,6 +82,7 @@ class Row:
     diffs: dict[str, str] = field(default_factory=dict)
     defects: list[Defect] = field(default_factory=list)
     source: str = ""        # the documents the requirement comes from (its data entry's `source`)
+    wg: list[dict] = field(default_factory=list)    # its working-group cross-references {ref, relation, reason}
 
     @property
     def state(self) -> str:
@@ -88,7 +112,7 @@ class Matrix:
             d = asdict(r)
             d["state"] = r.state
             rows.append(d)
-        return {"schema": "sonnx-trace/4", "inputs": self.inputs, "requirements": rows,
+        return {"schema": SCHEMA, "inputs": self.inputs, "requirements": rows,
                 "orphans": [asdict(o) for o in self.orphans],
                 "evidence": [asdict(d) for d in self.evidence],
                 "summary": {"requirements": len(self.rows),
@@ -265,7 +289,11 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
 
     rows = []
     for rid, req in registry.items():
-        row = Row(rid, req.title, req.statement, list(req.verification), source=req.source)
+        row = Row(rid, req.title, req.statement, list(req.verification), source=req.source,
+                  wg=[w.as_dict() for w in getattr(req, "wg", ())])
+        if not row.wg:      # every requirement says what it is of the working group's texts
+            row.defects.append(Defect("wg", rid, "no working-group cross-reference ([[requirement.wg]] "
+                                                 "in its data file: refines, departs or none, with the reason)"))
         row.spec = [{"path": s.path, "line": s.line} for s in found.of(rid, "spec")]
         row.code = [{"path": s.path, "line": s.line, "name": s.name} for s in found.of(rid, "code")]
         for s in found.of(rid, "proof"):
@@ -289,8 +317,12 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
             row.justified += [{"kind": "skip", "justification": f"{c}: {skips[c]}"}
                               for c in full.skips if c in skips and s.kind == "test"]
             status = "stale" if tests_stale and out.status != "not run" else out.status
+            # a tool test: declared as a support, or marked for @every (it tests what every row
+            # relies on, not this requirement); counted apart in the reports
+            same = [o for o in found.of(rid, "test") if o.name == s.name]
+            tool = s.kind == "test-declared" or bool(same) and all((rid, o) in found.every_only for o in same)
             row.test.append({"test": s.name, "path": s.path, "line": s.line, "status": status,
-                             "declared": s.kind == "test-declared", "passed": out.passed,
+                             "declared": s.kind == "test-declared", "tool": tool, "passed": out.passed,
                              "failed": out.failed, "skipped": out.skipped, "failures": out.failures[:5]})
         row.crosshair = [h for h in harnesses if rid in h.get("requirements", [])]
 
@@ -364,8 +396,16 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
                 for token, sites in sorted(found.unknown_families.items())]
     inputs = {"junit": _shown(junit_path, root), "junit_found": junit_path.exists(),
               "crosshair": _shown(crosshair_path, root), "crosshair_found": crosshair_path.exists(),
-              "proofs": proof_source, **_made(root)}
+              "proofs": proof_source, **_made(root), "configuration": _configuration(root)}
     return Matrix(rows, orphans, inputs, evidence)
+
+
+def _configuration(root: Path) -> dict:
+    """The judging tool's configuration identity (sonnx.qualification), with the registry hash
+    of the judged checkout when it has one."""
+    from ..qualification import configuration
+    own = (root / "src" / "sonnx").is_dir()
+    return configuration(root if own else None)
 
 
 def _made(root: Path) -> dict:

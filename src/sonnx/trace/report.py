@@ -1,4 +1,4 @@
-"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/4), CSV, and
+"""Render a trace matrix as HTML (for a person), Markdown, JSON (schema sonnx-trace/5), CSV, and
 LOBSTER input files (lobster.py) for a certifier's own traceability report."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import io
 import json
 
 from . import lobster, reqif
-from .matrix import GREEN, Matrix, Row
+from .matrix import GREEN, Matrix, Row, wg_text
 
 _STATE_LABEL = {"ok": "covered", "partial": "partial", "suspect": "suspect", "defect": "defect"}
 
@@ -20,13 +20,39 @@ def _proof_cell(r: Row) -> str:
     return f"{ok}/{len(r.proof)} proved"
 
 
-def _test_cell(r: Row) -> str:
-    if not r.test:
+def _count_tests(tests: list[dict]) -> str:
+    if not tests:
         return "-"
-    passed = sum(t["status"] == "passed" for t in r.test)
-    failed = sum(t["status"] == "failed" for t in r.test)
-    text = f"{passed}/{len(r.test)} passed"
+    passed = sum(t["status"] == "passed" for t in tests)
+    failed = sum(t["status"] == "failed" for t in tests)
+    text = f"{passed}/{len(tests)} passed"
     return text + (f", {failed} failed" if failed else "")
+
+
+def _test_cell(r: Row) -> str:
+    """The tests of the requirement itself: those that name it (a marker)."""
+    return _count_tests([t for t in r.test if not t.get("tool")])
+
+
+def _support_cell(r: Row) -> str:
+    """Tests of the tools the row relies on (the trace judge, the exporters, the evidence runner:
+    declared in spec/trace-supports.toml, or marked for @every): they can turn the row red, but
+    they test no part of it."""
+    return _count_tests([t for t in r.test if t.get("tool")])
+
+
+def wg_short(w: dict) -> str:
+    """One working-group cross-reference, without its reason: ``relation document#tag``."""
+    ref = w["ref"]
+    path, _, tag = ref.partition("#")
+    return f"{w['relation']} {path.rsplit('/', 1)[-1]}{'#' + tag if tag else ''}"
+
+
+def _wg_cell(r: Row) -> str:
+    return "; ".join(wg_short(w) for w in r.wg) or "-"
+
+
+wg_full = wg_text
 
 
 def _crosshair_cell(r: Row) -> str:
@@ -60,10 +86,21 @@ def _issues_cell(r: Row) -> str:
 def _cells(r: Row) -> list[str]:
     return [r.id, r.title, _STATE_LABEL[r.state], f"{len(r.spec)} tag(s)" if r.spec else "-",
             f"{len(r.code)} site(s)" if r.code else "-", _proof_cell(r), _test_cell(r),
-            _crosshair_cell(r), _claims_cell(r), _issues_cell(r)]
+            _crosshair_cell(r), _claims_cell(r), _wg_cell(r), _support_cell(r), _issues_cell(r)]
 
 
-HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair", "Claims", "Issues"]
+# "Tests" counts the tests that verify the requirement (they name it); "Tool tests" those of
+# the tools that merely support the row (spec/trace-supports.toml), shown apart.
+HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair", "Claims", "WG",
+           "Tool tests", "Issues"]
+
+
+def configuration_line(m: Matrix) -> str:
+    """The judging tool's configuration identity, in one line (docs/qualification.md)."""
+    conf = m.inputs.get("configuration") or {}
+    if not conf:
+        return ""
+    return ("Configuration: " + ", ".join(f"{k} {v}" for k, v in conf.items()) + ".")
 
 
 def to_json(m: Matrix) -> str:
@@ -73,9 +110,10 @@ def to_json(m: Matrix) -> str:
 def to_csv(m: Matrix) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(HEADERS + ["Defects"])
+    w.writerow(HEADERS + ["Defects", "WG reasons"])
     for r in m.rows:
-        w.writerow(_cells(r) + ["; ".join(f"{d.kind}: {d.detail}" for d in r.defects)])
+        w.writerow(_cells(r) + ["; ".join(f"{d.kind}: {d.detail}" for d in r.defects),
+                                "; ".join(wg_full(w) for w in r.wg)])
     return buf.getvalue()
 
 
@@ -90,6 +128,7 @@ def to_markdown(m: Matrix) -> str:
     out = ["# SONNX traceability matrix", "",
            *([f"Made {made} on commit {m.inputs.get('commit') or '(not a git checkout)'}"
               f"{' with local changes' if m.inputs.get('dirty') else ''}.", ""] if made else []),
+           *([configuration_line(m), ""] if configuration_line(m) else []),
            f"{s['requirements']} requirements: {s['ok']} covered, {s['partial']} partial, {s['suspect']} suspect, "
            f"{s['defect']} with defects; {s['defects']} defect(s) in all.", "",
            "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
@@ -111,6 +150,12 @@ def to_markdown(m: Matrix) -> str:
             out += [f"- {md_text(rid)} (partial): {md_text(c['part'])} - see {md_text(c['gap'])}", ""]
             out += ["      " + line for line in (c.get("gap_text") or "(justification file missing)").splitlines()]
             out += [""]
+    refs = [(r.id, w) for r in m.rows for w in r.wg]
+    if refs:
+        out += ["", "## Working-group cross-references", "",
+                "Each requirement against the SONNX working group's documents (github.com/onnx/working-groups, "
+                "safety-related-profile/, at the commit each \"none\" names):", ""]
+        out += [f"- {md_text(rid)} {md_text(wg_full(w))}" for rid, w in refs]
     justified = [(r.id, j) for r in m.rows for j in r.justified]
     if justified:
         out += ["", "## Justified gaps", ""] + [f"- {md_text(rid)} has no {md_text(j['kind'])} link: "
@@ -153,7 +198,7 @@ def _details(r: Row) -> str:
         parts.append(f"<li>proof {e(p['path'])} {e(p['goal'])}: <span class='{_status_class(p['status'])}'>"
                      f"{e(p['status'])}</span> {e(p.get('prover', ''))}{t}</li>")
     for t in r.test:
-        parts.append(f"<li>test {e(t['test'])}: <span class='{_status_class(t['status'])}'>{e(t['status'])}</span>"
+        parts.append(f"<li>{'tool test' if t.get('tool') else 'test'} {e(t['test'])}: <span class='{_status_class(t['status'])}'>{e(t['status'])}</span>"
                      f" ({t['passed']} passed, {t['failed']} failed, {t['skipped']} skipped)</li>")
     for h in r.crosshair:
         parts.append(f"<li>crosshair {e(str(h.get('harness')))}: <span class='{_status_class(str(h.get('status')))}'>"
@@ -164,6 +209,8 @@ def _details(r: Row) -> str:
         if c.get("gap_text"):
             gap += f"<pre>{e(c['gap_text'])}</pre>"
         parts.append(f"<li>claim ({e(c['level'])}) {e(c['part'])}: {e('; '.join(shown))}{gap}</li>")
+    for w in r.wg:
+        parts.append(f"<li>working group: {e(wg_full(w))}</li>")
     for j in r.justified:
         parts.append(f"<li>justified gap ({e(j['kind'])}): {e(j['justification'])}</li>")
     for d in r.defects:
@@ -183,7 +230,7 @@ def to_html(m: Matrix, title: str = "SONNX traceability matrix", context: str = 
                    f"CrossHair: {inputs['crosshair']}{'' if inputs['crosshair_found'] else ' (not found)'}; "
                    f"proofs: {inputs.get('proofs', '')}. "
                    f"Made {inputs.get('made_utc') or '(date unknown)'} on commit {inputs.get('commit') or '(not a git checkout)'}"
-                   f"{' with local changes' if inputs.get('dirty') else ''}.")
+                   f"{' with local changes' if inputs.get('dirty') else ''}. {configuration_line(m)}")
     rows = []
     for r in m.rows:
         cells = _cells(r)

@@ -6,7 +6,8 @@ Content:
   the chapters "Implementation" and "Verification" (proof goals, tests, CrossHair harnesses);
 - a requirement is a SPEC-OBJECT of type REQUIREMENT: ``ReqIF.ForeignID`` (the ID), ``ReqIF.Name``
   (title), ``ReqIF.Text`` (statement), ``STATUS`` (sonnx's state: ok, partial, suspect, defect),
-  ``RATIONALE`` (its source documents) and ``NOTES`` (sonnx's defects and gaps, one per line);
+  ``RATIONALE`` (its source documents), ``NOTES`` (sonnx's defects and gaps, one per line) and
+  ``WG`` (its working-group cross-references: relation, document#tag, reason; one per line);
 - a code site, goal, test or harness is a SPEC-OBJECT of type REQUIREMENT too (StrictDoc imports
   one grammar), its ForeignID the same tag as in the LOBSTER export (``why3 PATH:GOAL``,
   ``pytest NODEID``, ...), its STATUS the result (ok, fail), its NOTES the failure;
@@ -24,7 +25,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
 from . import lobster
-from .matrix import Matrix
+from .matrix import Matrix, wg_text
 
 NS = "http://www.omg.org/spec/ReqIF/20110401/reqif.xsd"
 FILE = "sonnx.reqif"
@@ -33,7 +34,8 @@ SECTION_TYPE, REQ_TYPE, SPEC_TYPE, PARENT = ("SONNX-SECTION", "SONNX-REQUIREMENT
                                              "SONNX-RELATION-PARENT")
 SECTION_ATTRS = (("ReqIF.ChapterName", STRING1),)
 REQ_ATTRS = (("ReqIF.ForeignID", STRING1), ("STATUS", STRING1), ("ReqIF.Name", STRING1),
-             ("ReqIF.Text", STRINGN), ("RATIONALE", STRINGN), ("NOTES", STRINGN))
+             ("ReqIF.Text", STRINGN), ("RATIONALE", STRINGN), ("NOTES", STRINGN),
+             ("WG", STRINGN))
 
 
 def _ident(kind: str, key: str) -> str:
@@ -129,7 +131,8 @@ def render(m: Matrix, now: datetime | None = None) -> str:
         ident = _ident("REQ", r.id)
         _object(objects, ident, REQ_TYPE, {"ReqIF.ForeignID": r.id, "STATUS": r.state, "ReqIF.Name": r.title,
                                            "ReqIF.Text": r.statement, "RATIONALE": r.source,
-                                           "NOTES": "\n".join(notes)}, now_s)
+                                           "NOTES": "\n".join(notes),
+                                           "WG": "\n".join(wg_text(w) for w in r.wg)}, now_s)
         _hierarchy(chapters[prefix], ident, now_s)
 
     for chapter, items in _evidence_items(m):

@@ -19,6 +19,11 @@ def _version() -> str:
     return sonnx.__version__
 
 
+def _configuration() -> dict:
+    from ..qualification import configuration
+    return configuration()
+
+
 TEXT_PER_RULE = 10  # findings shown per rule and model in text output; JSON and SARIF hold all
 
 
@@ -136,7 +141,9 @@ def to_json_obj(reports: Sequence[Report], not_checked: Sequence[str] = ()) -> d
             model["files"] = model_files.identity(r.path)
         models.append(model)
     return {"schema": JSON_SCHEMA_ID,
-            "tool": {"name": "sonnx", "version": _version()},
+            # the configuration identity (versions, rule-set and registry hashes): which
+            # qualified configuration judged (docs/qualification.md)
+            "tool": {"name": "sonnx", "version": _version(), "configuration": _configuration()},
             "conforms": all(r.conforms for r in reports) and not not_checked,
             "not_checked": list(not_checked),
             "models": models}
