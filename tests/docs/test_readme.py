@@ -167,12 +167,13 @@ def test_the_first_screen_keeps_the_two_commands_and_quotes_the_tools_truly():
     steps = [name for name, _, _ in evidence._steps(sys.executable, ROOT / "build" / "x")]
     # how the README words each step, in the runner's order
     words = {"prove": "prove", "extract-c": "extract-c", "crosshair": "CrossHair", "test": "tests",
-             "validate": "validation of the examples", "trace": "trace"}
+             "validate": "validation of the examples", "trace": "trace",
+             "qualification": "qualification kit"}
     row = next(line for line in screen.splitlines() if line.startswith("| `tools/evidence` |"))
     at = [row.find(words[s]) for s in steps]
     assert -1 not in at and at == sorted(at), (steps, row)
     bundle = (ROOT / "docs" / "evidence.md").read_text(encoding="utf-8").split("## The evidence bundle")[1]
-    at = [bundle.find(f"`tools/{s}`") if s not in ("validate", "trace") else 0 for s in steps]
+    at = [bundle.find(f"`tools/{s}`") if s not in ("validate", "trace", "qualification") else 0 for s in steps]
     assert -1 not in at, (steps, "each tool step is named in docs/evidence.md, 'The evidence bundle'")
 
 
