@@ -229,7 +229,7 @@ def matmul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray
 
 # no C source of its own: it runs Gemm's entry points
 C_BINDING = CBinding(source=None, proof=None, entries=(), wrapper=matmul_c,
-                     via=("gemm", "proofs/matmul.mlw"))
+                     via=("gemm", "proofs/matmul.mlw", ("MATMUL-R5",)))
 
 # ---------------------------------------------------------------- conform: rank-1 operands
 # req: MATMUL-R1

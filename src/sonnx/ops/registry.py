@@ -62,8 +62,9 @@ class CBinding:
     # file, WhyML module holding the clone, WhyML function cloned)
     internal: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
     # the wrapper runs another operator's entry points: (its stem, the proof that this operator
-    # is that one's special case), e.g. MatMul as Gemm; the proved engine cites both proofs
-    via: tuple[str, str] | None = None
+    # is that one's special case, the IDs of this operator that proof covers), e.g. MatMul as
+    # Gemm; the proved engine and the trace cite both proofs
+    via: tuple[str, str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)

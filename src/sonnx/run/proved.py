@@ -50,7 +50,7 @@ def _entries(op: Operator) -> tuple[tuple[CEntry, ...], tuple[str, ...]]:
     if binding is None:
         return (), ()
     if binding.via is not None:
-        stem, refinement = binding.via
+        stem, refinement, _ = binding.via
         inner = by_stem(stem).c_binding
         return (inner.entries if inner else ()), (refinement,)
     return binding.entries, ()

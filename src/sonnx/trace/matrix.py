@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import requirements as registry_mod
-from . import baseline, claims as claims_mod, crosshair, junit, links as links_mod
+from . import baseline, claims as claims_mod, crosshair, junit, links as links_mod, running as running_mod
 from .files import read_json_object
 from .inputs import step_inputs
 
@@ -83,6 +83,9 @@ class Row:
     defects: list[Defect] = field(default_factory=list)
     source: str = ""        # the documents the requirement comes from (its data entry's `source`)
     wg: list[dict] = field(default_factory=list)    # its working-group cross-references {ref, relation, reason}
+    # the code that runs for it: how the default engine's is checked, the proved engine's C entry
+    # points (running.py)
+    running: dict = field(default_factory=dict)
 
     @property
     def state(self) -> str:
@@ -288,6 +291,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     diffs = baseline.diffs(root, texts, reviewed, baseline.load_sources(root))
 
     rows = []
+    proved_c = running_mod.proved_entries()
     for rid, req in registry.items():
         row = Row(rid, req.title, req.statement, list(req.verification), source=req.source,
                   wg=[w.as_dict() for w in getattr(req, "wg", ())])
@@ -325,6 +329,8 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
                              "declared": s.kind == "test-declared", "tool": tool, "passed": out.passed,
                              "failed": out.failed, "skipped": out.skipped, "failures": out.failures[:5]})
         row.crosshair = [h for h in harnesses if rid in h.get("requirements", [])]
+        row.running = running_mod.running(any(not t["tool"] for t in row.test), bool(row.crosshair),
+                                          proved_c.get(rid, []))
 
         # coverage: spec and code always, the rest as the registry entry demands; a declared
         # support never covers (only an explicit marker does), it can only turn the row red

@@ -9,6 +9,7 @@ import json
 
 from . import lobster, reqif
 from .matrix import GREEN, Matrix, Row, wg_text
+from .running import cell as running_cell
 
 _STATE_LABEL = {"ok": "covered", "partial": "partial", "suspect": "suspect", "defect": "defect"}
 
@@ -86,13 +87,14 @@ def _issues_cell(r: Row) -> str:
 def _cells(r: Row) -> list[str]:
     return [r.id, r.title, _STATE_LABEL[r.state], f"{len(r.spec)} tag(s)" if r.spec else "-",
             f"{len(r.code)} site(s)" if r.code else "-", _proof_cell(r), _test_cell(r),
-            _crosshair_cell(r), _claims_cell(r), _wg_cell(r), _support_cell(r), _issues_cell(r)]
+            _crosshair_cell(r), _claims_cell(r), running_cell(r.running) if r.running else "-",
+            _wg_cell(r), _support_cell(r), _issues_cell(r)]
 
 
 # "Tests" counts the tests that verify the requirement (they name it); "Tool tests" those of
 # the tools that merely support the row (spec/trace-supports.toml), shown apart.
-HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair", "Claims", "WG",
-           "Tool tests", "Issues"]
+HEADERS = ["ID", "Title", "State", "Spec", "Code", "Proof", "Tests", "CrossHair", "Claims",
+           "Running code", "WG", "Tool tests", "Issues"]
 
 
 def configuration_line(m: Matrix) -> str:

@@ -1,0 +1,47 @@
+"""What runs for each requirement, and what checks it (issue 32): the trace's "Running code".
+
+The default engine (``sonnx run``, ``sonnx.<op>``, ``sonnx.Session``) runs numpy and llvmlite
+kernels that are tested and CrossHair-checked against the proofs, not proved; the proved engine
+(``sonnx run --engine proved``) and ``sonnx.c_kernels`` run the C entry points extracted from the
+proofs. A row's proved entry points are those whose goal names the requirement (each record's
+``c_binding``: ``CEntry.ids``), and for an operator that runs another's entry points
+(``CBinding.via``), those entry points for the IDs its refinement proof covers.
+"""
+from __future__ import annotations
+
+from ..ops.registry import by_stem, operators
+
+
+def proved_entries() -> dict[str, list[str]]:
+    """Requirement ID -> the C entry points extracted from a proof that implement it, each as
+    ``name (proof files)``, in registry order."""
+    out: dict[str, list[str]] = {}
+    for op in operators().values():
+        b = op.c_binding
+        if b is None:
+            continue
+        for e in b.entries:
+            for rid in e.ids:
+                out.setdefault(rid, []).append(f"{e.name} ({e.proof})")
+        if b.via is not None:
+            stem, refinement, ids = b.via
+            inner = by_stem(stem).c_binding
+            for rid in ids:
+                out.setdefault(rid, []).extend(f"{e.name} ({e.proof} + {refinement})"
+                                               for e in (inner.entries if inner else ()))
+    return out
+
+
+def running(own_tests: bool, harnesses: bool, entries: list[str]) -> dict:
+    """The row's running code: how the default engine's code is checked, and the proved entry
+    points the proved engine runs."""
+    default = [w for w, has in (("tested", own_tests), ("CrossHair-checked", harnesses)) if has]
+    return {"default_engine": default or ["not checked"], "proved_engine": list(entries)}
+
+
+def cell(r: dict) -> str:
+    """One line for the reports."""
+    text = "default: " + ", ".join(r["default_engine"])
+    n = len(r["proved_engine"])
+    return text + (f"; --engine proved: {n} proved C entry point{'s' if n > 1 else ''}" if n else
+                   "; not proved code")

@@ -1,0 +1,70 @@
+"""The trace's "Running code" (issue 32): per row, how the default engine's code is checked and
+which C entry points extracted from proofs the proved engine runs for it, read from the
+operators' records (never a list here)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from sonnx.ops import registry
+from sonnx.trace import report, running
+from tests.trace.test_matrix import accept_all, build, tree  # noqa: F401  (the fixture tree)
+
+pytestmark = pytest.mark.req("@every")
+
+
+def test_proved_entries_come_from_the_records():
+    entries = running.proved_entries()
+    for op in registry.operators().values():
+        b = op.c_binding
+        for e in (b.entries if b else ()):
+            for rid in e.ids:
+                assert f"{e.name} ({e.proof})" in entries[rid]
+    # an operator that runs another's entry points cites both proofs for the IDs it names
+    for op in registry.operators().values():
+        if op.c_binding is not None and op.c_binding.via is not None:
+            stem, proof, ids = op.c_binding.via
+            inner = registry.by_stem(stem).c_binding
+            for rid in ids:
+                assert [f"{e.name} ({e.proof} + {proof})" for e in inner.entries] == [
+                    x for x in entries[rid] if proof in x]
+    # no row of an operator without a C level is claimed
+    for op in registry.operators().values():
+        if op.c_binding is None:
+            assert not any(rid.startswith(op.prefix + "-") for rid in entries), op.name
+
+
+def test_a_binding_dropped_from_a_record_leaves_its_rows_without_proved_code(monkeypatch):
+    ops = dict(registry.operators())
+    mul = next(op for op in ops.values() if op.c_binding is not None and op.c_binding.entries)
+    before = running.proved_entries()
+    ids = {rid for e in mul.c_binding.entries for rid in e.ids}
+    ops = {k: (dataclasses.replace(op, c_binding=None) if op is mul else op) for k, op in ops.items()}
+    monkeypatch.setattr(running, "operators", lambda: ops)
+    after = running.proved_entries()
+    for rid in ids:
+        assert [x for x in before.get(rid, []) if x.startswith(f"sonnx_{mul.stem}_")]
+        assert not [x for x in after.get(rid, []) if x.startswith(f"sonnx_{mul.stem}_")]
+
+
+def test_the_running_code_is_in_the_row_and_every_format(tree):
+    root, _ = tree
+    accept_all(root)
+    m = build(root)
+    row = next(r for r in m.rows if r.id == "MUL-R1")
+    assert row.running["default_engine"] == ["tested"] + (["CrossHair-checked"] if row.crosshair else [])
+    assert row.running["proved_engine"] == running.proved_entries().get("MUL-R1", [])
+    assert row.running["proved_engine"], "Mul's C entry points name MUL-R1"
+    cell = running.cell(row.running)
+    assert cell.startswith("default: tested") and "; --engine proved: " in cell
+    assert json.loads(report.to_json(m))["requirements"][0]["running"] == row.running
+    assert "Running code" in report.HEADERS and cell in report.to_csv(m) and cell in report.to_markdown(m)
+    assert running.cell(running.running(False, False, [])) == "default: not checked; not proved code"
+
+
+def test_the_default_engine_words():
+    assert running.running(True, True, ["e"]) == {"default_engine": ["tested", "CrossHair-checked"],
+                                                  "proved_engine": ["e"]}
+    assert running.cell(running.running(True, False, ["e"])) == "default: tested; --engine proved: 1 proved C entry point"
