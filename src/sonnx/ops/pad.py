@@ -310,8 +310,8 @@ def _refusal(x: TensorValue, pads: object, c: object) -> ProfileViolation:
 
 
 def _every_element_placed(x: TensorValue, pads, c, y: TensorValue) -> bool:
-    """PAD-R6 by multi-index, as proofs/pad.mlw's pad_elements: Y's element at o is X's at
-    o - b when that lies inside X, else c, bit for bit."""
+    """PAD-R6 by multi-index, as proofs/pad.mlw's pad_elements (pad_inside, pad_outside): Y's
+    element at o is X's at o - b when that lies inside X, else c, bit for bit."""
     b, _ = begins_ends(len(x.shape), pads)
     for o in itertools.product(*(range(d) for d in y.shape)):
         i = source_index(b, x.shape, o)
@@ -333,7 +333,7 @@ def _every_element_placed(x: TensorValue, pads, c, y: TensorValue) -> bool:
 def pad_reference(x: TensorValue, pads: tuple[int, ...], c) -> TensorValue:
     """The reference kernel (every axis padded; ``c`` the constant, a value of X's type): for
     every Y index o in row-major order, y[flat(o)] = x[flat(o - b)] when o - b lies inside X,
-    else c (module Fill of proofs/pad.mlw)."""
+    else c (proofs/pad.mlw's model is_pad: flat element k is pad_at of Y's k-th index)."""
     raise_if_any(_violations(x, pads, c))
     pads = tuple(int(p) for p in pads)
     shape = output_shape(x.shape, pads)
