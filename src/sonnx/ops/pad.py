@@ -311,11 +311,14 @@ def _refusal(x: TensorValue, pads: object, c: object) -> ProfileViolation:
 
 def _every_element_placed(x: TensorValue, pads, c, y: TensorValue) -> bool:
     """PAD-R6 by multi-index, as proofs/pad.mlw's pad_elements (pad_inside, pad_outside): Y's
-    element at o is X's at o - b when that lies inside X, else c, bit for bit."""
-    b, _ = begins_ends(len(x.shape), pads)
+    element at o is X's at o - b when that lies inside X, else c, bit for bit. Stated here
+    without the kernel's helpers (begins_ends, source_index), so that a fault in them shows."""
+    r = len(x.shape)
+    b = [int(p) for p in pads[:r]]
     for o in itertools.product(*(range(d) for d in y.shape)):
-        i = source_index(b, x.shape, o)
-        want = c if i is None else x.data[flat_index(x.shape, i)]
+        i = tuple(o[a] - b[a] for a in range(r))
+        inside = all(0 <= i[a] < x.shape[a] for a in range(r))
+        want = x.data[flat_index(x.shape, i)] if inside else c
         if not kernel.same_bits(x.dtype, want, y.data[flat_index(y.shape, o)]):
             return False
     return True
@@ -337,7 +340,7 @@ def pad_reference(x: TensorValue, pads: tuple[int, ...], c) -> TensorValue:
     raise_if_any(_violations(x, pads, c))
     pads = tuple(int(p) for p in pads)
     shape = output_shape(x.shape, pads)
-    return TensorValue(x.dtype, shape, _move(x.data, x.shape, pads[:len(x.shape)], shape, c))
+    return TensorValue(x.dtype, shape, _move(x.data, x.shape, begins_ends(len(x.shape), pads)[0], shape, c))
 
 
 # req: PAD-R6
