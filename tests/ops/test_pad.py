@@ -233,10 +233,14 @@ class TestMode:
 @pytest.mark.req("PAD-R3")
 class TestConstant:
     @pytest.mark.parametrize("opset", (1, 2, 11, 25))
-    def test_omitted_constant_is_refused_with_what_to_write(self, opset):
-        with pytest.raises(ProfileViolation) as e:
-            call(values("float", (2, 3)), [1, 1, 1, 1], None, opset=opset)
-        assert ids(e.value) == {"PAD-R3"} and "0" in str(e.value) and "no bit changes" in str(e.value)
+    @pytest.mark.parametrize("name", ["float", "float16", "int8"])
+    def test_omitted_constant_is_plus_zero(self, opset, name):
+        if name == "int8" and opset < 11:
+            return                                   # no integer type before Pad-11 (TestTypes)
+        x = values(name, (2, 3))
+        y = call(x, [1, 1, 1, 1], None, opset=opset)
+        assert_bits(y, expected_pad(x, (1, 1), (1, 1), np.zeros((), x.dtype)))
+        assert not np.signbit(y[0, 0])
 
     @pytest.mark.parametrize("c", [np.array(0, np.float64), np.array([0, 0], np.float32), np.zeros((1, 1), np.float32),
                                    np.array(0, np.int32)])
@@ -396,9 +400,10 @@ def _ort_runs(opset: int, name: str) -> bool:
 
 def _constants(name: str, opset: int) -> list[np.ndarray]:
     dt = dtypes.numpy_dtype(name)
-    if opset < 11:       # the value attribute: exact float32 values T holds (PAD-R3)
-        return [np.array(v, dt) for v in (0.0, -0.0, 1.5, -np.inf)]
-    return [np.array(0, dt), values(name, (4,), seed=5)[:1].reshape(()), values(name, (4,), seed=5)[1:2].reshape(())]
+    if opset < 11:       # the value attribute: exact float32 values T holds (PAD-R3); None: omitted
+        return [None] + [np.array(v, dt) for v in (0.0, -0.0, 1.5, -np.inf)]
+    return [None, np.array(0, dt), values(name, (4,), seed=5)[:1].reshape(()),
+            values(name, (4,), seed=5)[1:2].reshape(())]
 
 
 @pytest.mark.req("PAD-R6")
@@ -406,7 +411,8 @@ def _constants(name: str, opset: int) -> list[np.ndarray]:
 def test_agrees_with_onnx(opset, name):
     """onnx.reference and onnxruntime (where it has a kernel) give the same shape and bits as
     sonnx, NaN payloads and -0 of the data and of the constant included, for every version and
-    every type of its set, with pads on every axis, and with axes from 18."""
+    every type of its set, with pads on every axis, and with axes from 18; an omitted constant
+    is +0 in all three."""
     from onnx.reference import ReferenceEvaluator
     shape = (2, 1, 3)
     x = values(name, shape, seed=opset)
@@ -434,6 +440,21 @@ def test_onnxruntime_refuses_where_it_has_no_kernel(opset, name):
     model = node_model(name, (2, 3), (1, 0, 0, 1), 0.0, opset)
     with pytest.raises(Exception, match="NOT_IMPLEMENTED|INVALID_GRAPH|MLDataType"):
         _onnxruntime(model, values(name, (2, 3)))
+
+
+@pytest.mark.req("PAD-R1")
+def test_negative_pads_onnx_reference_refuses_and_onnxruntime_crops():
+    """Why the profile refuses negative pads (spec/pad.md): onnx.reference raises, onnxruntime
+    crops; sonnx refuses with PAD-R1."""
+    from onnx.reference import ReferenceEvaluator
+    x = values("float", (2, 3))
+    model = node_model("float", (2, 3), (0, -1, 0, 0), 0.0, 13, out_shape=[2, 2])
+    with pytest.raises(ValueError):
+        ReferenceEvaluator(model).run(None, {"x": x})
+    assert_bits(_onnxruntime(model, x), np.ascontiguousarray(x[:, 1:]))
+    with pytest.raises(ProfileViolation) as e:
+        call(x, (0, -1, 0, 0), 0.0)
+    assert ids(e.value) == {"PAD-R1"}
 
 
 @pytest.mark.req("PAD-R6")
@@ -486,8 +507,6 @@ class TestValidate:
         (lambda: node_model("float", (2, 3), None, 0.0, 2), "PAD-R1"),
         (lambda: node_model("float", (2, 3), (1, 0, 1, 0), 0.0, mode="reflect"), "PAD-R2"),
         (lambda: node_model("float", (2, 3), (1, 0, 1, 0), 0.0, 11, mode="edge"), "PAD-R2"),
-        (lambda: node_model("float", (2, 3), (1, 0, 1, 0), None), "PAD-R3"),
-        (lambda: node_model("float", (2, 3), (1, 0, 1, 0), None, 2), "PAD-R3"),
         (lambda: node_model("float", (2, 3), (1, 0, 1, 0), 0.0, graph_input=("c",)), "PAD-R3"),
         (lambda: node_model("float", (2, 3), (1, 0, 1, 0), 0.0, c_type="double"), "PAD-R3"),
         (lambda: node_model("float16", (2, 3), (1, 0, 1, 0), float(np.float32(0.1)), 2), "PAD-R3"),
@@ -515,6 +534,16 @@ class TestValidate:
         assert record["findings"] == [] and sonnx.validate(rewritten).conforms
         xv = values("float", (1, 2, 3))
         assert_bits(sonnx.run(rewritten, {"x": xv})["y"], expected_pad(xv, (0, 1, 1), (0, 1, 1), np.array(0, np.float32)))
+
+    def test_the_dynamo_exporters_pad_conforms_and_runs(self):
+        """PyTorch's dynamo exporter writes F.pad(x, (1, 2, 0, 1)) on a (1, 2, 3, 3) input as
+        Pad(x, pads) with an int64 initializer and no constant_value (measured with torch 2.x,
+        opset 20; rebuilt here): it conforms, and the constant is +0."""
+        model = node_model("float", (1, 2, 3, 3), (0, 0, 0, 1, 0, 0, 1, 2), None, 20)
+        assert list(model.graph.node[0].input) == ["x", "pads"]
+        assert sonnx.validate(model).conforms
+        x = values("float", (1, 2, 3, 3))
+        assert_bits(sonnx.run(model, {"x": x})["y"], expected_pad(x, (0, 0, 0, 1), (0, 0, 1, 2), np.float32(0)))
 
     @pytest.mark.parametrize("mode", ["exact", "fast"])
     def test_run_compare_onnxruntime_from_the_command_line(self, mode, tmp_path):

@@ -12,8 +12,9 @@ Tests: tests/ops/test_pad.py, tests/crosshair/pad_cases.py.
 Decisions (spec/pad.md says why):
 - mode "constant" only, written or omitted (the only mode the profile defines, so the default
   decides nothing a profile reader does not know); edge, reflect and wrap are refused;
-- the constant must be written (GR4: it decides the padded elements' values): Pad-1/-2's value
-  attribute, from Pad-11 the constant_value input; an omitted one is refused, not read as 0;
+- an omitted constant (Pad-1/-2's value attribute, the constant_value input from Pad-11) is
+  ONNX's default, read as +0 of T: the plain zero padding, which both PyTorch exporters write
+  that way (a given constant must be a constant initializer);
 - Pad-1/-2's value is a FLOAT attribute: it must be a number T holds exactly (no rounding into
   float16); a NaN value attribute is refused (its bits do not survive the attribute's reading);
 - negative pads (cropping) are refused: the profile's Pad only adds elements;
@@ -99,7 +100,8 @@ def exact_in(elem: str, value: float) -> bool:
     not survive the attribute's reading)."""
     if math.isnan(value):
         return False
-    held = np.array(value, dtype=np.float64).astype(dtypes.numpy_dtype(elem))
+    with np.errstate(over="ignore"):      # a value beyond T's range becomes inf: not exact
+        held = np.array(value, dtype=np.float64).astype(dtypes.numpy_dtype(elem))
     return float(held) == value and math.copysign(1.0, float(held)) == math.copysign(1.0, value)
 
 
@@ -164,11 +166,9 @@ def _mode_violations(node: str, mode: object) -> list[Violation]:
 # req: PAD-R3
 def _constant_violations(node: str, version: int, x: TensorSig, typed: bool, constant: object,
                          constant_sig: TensorSig | None) -> list[Violation]:
+    if constant is None:
+        return []      # ONNX's default, read as +0 of T (the value attribute's 0.0, the input's 0)
     if version < INPUTS_FROM:
-        if constant is None:
-            return [Violation("PAD-R3", f"{node} does not write its value attribute; the profile reads no default "
-                                        "for what decides the padded elements: write value=0.0 (ONNX's default, "
-                                        "no bit changes) or the constant you mean")]
         if not isinstance(constant, (float, int, np.floating, np.integer)) or isinstance(constant, (bool, np.bool_)):
             return [Violation("PAD-R3", f"{node} has value={constant!r}; value is a FLOAT attribute")]
         v = float(constant)
@@ -180,10 +180,6 @@ def _constant_violations(node: str, version: int, x: TensorSig, typed: bool, con
                                              f", {why}; the profile pads with one exact value of T, never a "
                                              "rounded one (from Pad-11 the constant_value input keeps every bit)")]
         return []
-    if constant is None:
-        return [Violation("PAD-R3", f"{node} gives no constant_value input; the profile reads no default for what "
-                                    "decides the padded elements: give a constant_value initializer of the data's "
-                                    "element type holding 0 (ONNX's default, no bit changes) or the constant you mean")]
     if isinstance(constant, NotConstant):
         return [Violation("PAD-R3", f"{node} input constant_value is {constant.why}; it must be a constant "
                                     "initializer that is not a graph input; a Constant node feeding it: "
@@ -416,11 +412,12 @@ def check(x: object, pads: tuple[int, ...] | None, constant_value: object, axes:
 
 def _constant(x: np.ndarray, constant_value: np.ndarray | None, value: object) -> np.ndarray:
     """The accepted constant as a 0-d array of X's type in native byte order: constant_value's
-    one element bit for bit, or the value attribute (a number X's type holds exactly)."""
-    c = np.empty((), dtype=x.dtype.newbyteorder("="))
+    one element bit for bit, or the value attribute (a number X's type holds exactly), or +0
+    when neither is given (ONNX's default)."""
+    c = np.zeros((), dtype=x.dtype.newbyteorder("="))      # req: PAD-R3 (+0 when omitted)
     if constant_value is not None:
         np.copyto(c, constant_value.reshape(()), casting="equiv")
-    else:
+    elif value is not None:
         c[()] = float(value)          # exact: PAD-R3 accepted only a value the type holds
     return c
 
@@ -434,13 +431,13 @@ def pad(data: np.ndarray, pads: np.ndarray | None = None, constant_value: np.nda
     a constant, every bit kept.
 
     From opset 11: ``pads`` a 1-D int64 array [b_1..b_n, e_1..e_n] (ONNX's pads input),
-    ``constant_value`` an array of data's type with one element (required: the profile reads no
-    default), ``axes`` (opset 18 on) a 1-D int32/int64 array naming the padded axes (every axis
+    ``constant_value`` an array of data's type with one element (None: +0, ONNX's default),
+    ``axes`` (opset 18 on) a 1-D int32/int64 array naming the padded axes (every axis
     when omitted). Before 11: ``pads`` a list of integers and ``value`` a float (the attributes).
     ``pad_mode`` is ONNX's mode attribute: None or "constant". The result is a C-contiguous copy
     in this machine's byte order, never a view. Raises ``sonnx.ProfileViolation`` (a ValueError
     naming the requirement) for what the profile refuses: negative pads or pads of the wrong
-    length, another mode, an omitted or inexact constant, axes out of range or twice, an
+    length, another mode, an inexact constant, axes out of range or twice, an
     element type outside the version's type set, a sparse input, an empty or oversized tensor.
     Raises TypeError for a non-array input, pads or axes of the wrong Python type, a non-integer
     opset.
