@@ -559,6 +559,22 @@ class TestValidate:
         assert "max 0 ulp" in p.stdout
 
 
+@pytest.mark.req("PAD-R3", "PAD-R6")
+@pytest.mark.parametrize("name", ["test_ConstantPad2d", "test_ZeroPad2d"])
+def test_onnx_backend_pytorch_models_run_to_their_expected_outputs(name):
+    """onnx's pytorch-converted ConstantPad2d (Pad-2, value 2.0) and ZeroPad2d (value 0.0), exported
+    by PyTorch long ago: they conform, and sonnx run gives their stored outputs bit for bit."""
+    folder = Path(onnx.__file__).parent / "backend" / "test" / "data" / "pytorch-converted" / name
+    model = onnx.load(folder / "model.onnx")
+    assert sonnx.validate(model).conforms
+    sets = sorted(folder.glob("test_data_set_*"))
+    assert sets
+    for data in sets:
+        x = numpy_helper.to_array(onnx.load_tensor(data / "input_0.pb"))
+        y = numpy_helper.to_array(onnx.load_tensor(data / "output_0.pb"))
+        assert_bits(sonnx.run(model, {model.graph.input[0].name: x})[model.graph.output[0].name], y)
+
+
 @pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5", "PAD-R6")
 def test_spec_block_is_generated_from_the_data():
     """spec/pad.md's requirements block is the data file's requirements, one line each."""
