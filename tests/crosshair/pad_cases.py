@@ -14,7 +14,6 @@ layout of PyTorch's F.pad, instead of ONNX's (b_0, b_1, ..., e_0, e_1, ...).
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Callable
 
 import icontract

@@ -25,7 +25,7 @@ from sonnx.ops import registry
 from sonnx.ops.kernel import clear_memos
 from sonnx.ops.registry import operators
 from sonnx.ops.signature import NotConstant, TensorSig
-from sonnx.semantics.tensor import from_numpy, to_numpy
+from sonnx.semantics.tensor import from_numpy
 
 from .conftest import assert_same_bits
 from .test_transpose import assert_bits, values
@@ -495,11 +495,13 @@ class TestValidate:
             assert_bits(sonnx.run(model, {"x": x}, mode=mode)["y"],
                         expected_pad(x, (0, 0, 1, 1), (0, 0, 1, 1), np.array(-0.0, np.float32)))
 
-    def test_axes_model_conforms_and_runs(self):
-        model = node_model("float", (1, 2, 3, 3), (1, 1, 1, 1), 2.0, 18, axes=(-2, -1))
+    @pytest.mark.parametrize("c", [2.0, None])      # None: no constant_value, an empty input name before axes
+    def test_axes_model_conforms_and_runs(self, c):
+        model = node_model("float", (1, 2, 3, 3), (1, 1, 1, 1), c, 18, axes=(-2, -1))
         assert sonnx.validate(model).conforms
         x = values("float", (1, 2, 3, 3))
-        assert_bits(sonnx.run(model, {"x": x})["y"], expected_pad(x, (0, 0, 1, 1), (0, 0, 1, 1), np.array(2.0, np.float32)))
+        want = np.array(0.0 if c is None else c, np.float32)
+        assert_bits(sonnx.run(model, {"x": x})["y"], expected_pad(x, (0, 0, 1, 1), (0, 0, 1, 1), want))
 
     @pytest.mark.parametrize("model,rule", [
         (lambda: node_model("float", (2, 3), (1, 0, -1, 0), 0.0), "PAD-R1"),

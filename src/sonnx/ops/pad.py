@@ -131,16 +131,12 @@ def constraints(x: TensorSig, *, opset: int, pads: object = None, pads_sig: Tens
                                   if version >= INPUTS_FROM else
                                   f"{node}'s pads attribute is {PADS_ATTRIBUTE[version]}")))
     found.extend(_mode_violations(node, mode))
-    typed = not x.sparse and x.elem_type in kernel_types(version)
+    typed = not x.sparse and x.elem_type in TYPE_SETS[version]
     found.extend(_constant_violations(node, version, x, typed, constant, constant_sig))
     rank = len(x.shape) if not x.sparse and x.shape is not None else None
     named = _axes(node, version, rank, axes, axes_sig, found)
     found.extend(_pads_violations(node, version, x, rank, named, pads, pads_sig))
     return found
-
-
-def kernel_types(version: int) -> frozenset[str]:
-    return TYPE_SETS[version]
 
 
 # req: PAD-R2
