@@ -13,6 +13,7 @@ from ..ops.signature import NotConstant, TensorSig
 _INT, _FLOAT, _INTS = onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.INTS
 _T = onnx.TensorProto
 _INTEGER_TYPES = frozenset({_T.INT8, _T.INT16, _T.INT32, _T.INT64, _T.UINT8, _T.UINT16, _T.UINT32, _T.UINT64})
+_FLOAT_TYPES = frozenset({_T.FLOAT16, _T.BFLOAT16, _T.FLOAT, _T.DOUBLE})
 _STRING = onnx.AttributeProto.STRING
 
 
@@ -46,8 +47,9 @@ class Constants:
         self._inits: dict[str, onnx.TensorProto] | None = None
         self._inputs: set[str] = set()
 
-    def value(self, name: str) -> tuple[int, ...] | NotConstant:
-        """The integers held by initializer ``name``, or NotConstant saying why there are none."""
+    def value(self, name: str) -> tuple[int, ...] | tuple[float, ...] | NotConstant:
+        """The values held by initializer ``name`` (ints for an integer type, floats for a float
+        type: each operator's rule judges the type), or NotConstant saying why there are none."""
         if self._inits is None:
             self._inits = {t.name: t for t in self._graph.initializer}
             self._inputs = {vi.name for vi in self._graph.input}
@@ -56,11 +58,12 @@ class Constants:
         t = self._inits.get(name)
         if t is None:
             return NotConstant(f"'{name}', computed by a node or defined outside this graph")
-        if t.data_type not in _INTEGER_TYPES:
+        read = int if t.data_type in _INTEGER_TYPES else float if t.data_type in _FLOAT_TYPES else None
+        if read is None:
             return NotConstant(f"initializer '{name}' of element type "
-                               f"{onnx.helper.tensor_dtype_to_np_dtype(t.data_type)}, not integers")
+                               f"{onnx.helper.tensor_dtype_to_np_dtype(t.data_type)}, neither integers nor floats")
         try:
-            return tuple(int(v) for v in numpy_helper.to_array(t).ravel())
+            return tuple(read(v) for v in numpy_helper.to_array(t).ravel())
         except Exception as exc:     # external data not found, malformed raw data
             return NotConstant(f"initializer '{name}', whose data cannot be read ({exc})")
 
