@@ -319,6 +319,11 @@ def _apply(x: np.ndarray, params) -> np.ndarray:
     dt = x.dtype.newbyteorder("=")
     x = x.astype(dt, copy=False)
     with np.errstate(all="ignore"):
+        if dt in (np.float32, np.float64):      # IEEE's operations of T, in one buffer
+            y = np.subtract(x, mean)
+            np.divide(y, d, out=y)
+            np.multiply(y, scale, out=y)
+            return np.add(y, b, out=y)
         t = _in_t(np.subtract, dt, x, mean)
         q = _in_t(np.divide, dt, t, d)
         m = _in_t(np.multiply, dt, q, scale)
