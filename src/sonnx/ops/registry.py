@@ -38,6 +38,7 @@ STEMS = (
     "transpose",
     "div",
     "pad",
+    "batchnormalization",
 )
 
 
@@ -153,6 +154,10 @@ class Operator:
     # initializer that is no graph input): input name -> the kernel's keyword. The validator
     # passes the value (a tuple of ints, of floats for a float initializer, or
     # signature.NotConstant saying why there is none) to the constraint
+    # inputs that must be a constant (an initializer that is no graph input): those whose value
+    # decides the result's shape, or that the operator's rule wants fixed (trained parameters):
+    # input name -> the kernel's keyword. The validator passes the value (a
+    # tuple of ints or floats, or signature.NotConstant saying why there is none) to the constraint
     # function in the attributes under "input:<name>"; the executor passes it to the kernel as
     # that keyword, not as an operand (issue 29)
     constant_inputs: Mapping[str, str] = field(default_factory=dict)

@@ -106,8 +106,11 @@ def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
 def _decide(ops, node, types, akey, opset: int, intern) -> tuple | None:
     """A node's result entry by its operator's record (None: not decided here)."""
     record = ops.get(node.op_type)
+    # an operator with constant inputs (Operator.constant_inputs) is judged by their values,
+    # which this memo (keyed by signatures) does not see: the walker reads them, after onnx's
+    # inference
     if record is None or node.domain not in DEFAULT_DOMAINS or record.output_shape is None \
-            or akey is None:
+            or akey is None or record.constant_inputs:
         return None
     sig = _result(record, tuple(types[name][0] for name in node.input), dict(akey), opset)
     return None if sig is None else intern(sig)
