@@ -37,6 +37,7 @@ STEMS = (
     "reshape",
     "transpose",
     "div",
+    "conv",
 )
 
 
@@ -97,7 +98,8 @@ class Operator:
     prefix: str                                 # requirement-ID prefix, e.g. "MUL" (IDs PREFIX-R1, ...)
     # what the other layers may assume about its shape of computation: "elementwise" (same-shape
     # binary, one element function), "unary", "matrix" (Gemm-like fold), "structural" (moves
-    # elements, no arithmetic); requirement families @kind:<kind> are built from it
+    # elements, no arithmetic), "convolution" (a fold over a patch an index map selects);
+    # requirement families @kind:<kind> are built from it
     kind: str
     type_sets: Mapping[int, frozenset[str]]     # since_version -> allowed element types (onnx schemas)
     inputs: tuple[str, ...]                     # every input, in ONNX order
