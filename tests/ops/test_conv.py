@@ -138,7 +138,9 @@ class TestExact:
             xs, ws, _, attrs = CASES[case]
             x, w, b = (rng.choice(pool, s) for s in (xs, ws, (ws[0],)))
             kw = keywords(attrs)
-            assert_same_bits(cv.conv(x, w, b, **kw), plain_loop(x, w, b, **kw))
+            want = plain_loop(x, w, b, **kw)
+            assert_same_bits(cv.conv(x, w, b, **kw), want)
+            assert_same_bits(to_numpy(cv.conv_reference(from_numpy(x), from_numpy(w), from_numpy(b), **kw)), want)
 
     def test_padded_positions_are_multiplied_as_plus_zero(self):
         """An infinite weight meets a padded +0.0 at the border: inf * 0 is NaN there; inside,
@@ -147,6 +149,9 @@ class TestExact:
         w = np.array([[[np.inf, 1.0, 1.0]]], np.float32)
         y = cv.conv(x, w, None, group=1, kernel_shape=[3], pads=[1, 1], strides=[1], dilations=[1])
         assert math.isnan(y[0, 0, 0]) and y[0, 0, 1] == np.inf and y[0, 0, 2] == np.inf
+        ref = cv.conv_reference(from_numpy(x), from_numpy(w), None, group=1, kernel_shape=[3], pads=[1, 1],
+                                strides=[1], dilations=[1])
+        assert_same_bits(to_numpy(ref), y)
         assert_same_bits(y, plain_loop(x, w, None, group=1, kernel_shape=[3], pads=[1, 1], strides=[1], dilations=[1]))
         w = np.array([[[np.nan, 0.0, 0.0]]], np.float32)
         y = cv.conv(np.zeros((1, 1, 3), np.float32), w, None, group=1, kernel_shape=[3], pads=[1, 1],
@@ -235,6 +240,21 @@ class TestFast:
         bad = cv.outside_bound(y, x, w, b, **kw)
         assert [(n, m, o) for n, m, o, *_ in bad] == [(1, 4, 2 * 4 + 3)]
         assert "CONV-R6" in cv.fast_bound_comparison(y, [x, w, b], kw)
+
+    def test_non_finite_operands_are_not_judged(self):
+        """The bound is stated for finite operands: an infinite weight is a ValueError naming
+        CONV-R6 (run --compare reports the node "not compared" with it), never a pass."""
+        x = np.ones((1, 1, 3), np.float32)
+        w = np.array([[[np.inf, 1.0, 1.0]]], np.float32)
+        kw = dict(group=1, kernel_shape=[3], pads=[1, 1], strides=[1], dilations=[1])
+        with pytest.raises(ValueError, match="CONV-R6"):
+            cv.fast_bound_comparison(cv.conv(x, w, None, **kw), [x, w], kw)
+
+    def test_symbolic_batch_still_checks_the_rest(self):
+        """A symbolic N (PROF-R2's to refuse) does not hide a wrong W or bias."""
+        found = cv.constraints(TensorSig(("N", 4, 5, 5), "float"), TensorSig((4, 4, 3, 3), "float"),
+                               TensorSig((2,), "float"), attrs=attrs2d(group=2))
+        assert sorted(v.requirement for v in found) == ["CONV-R1", "CONV-R5"]
 
     def test_the_bound_check_sees_the_group_of_each_channel(self):
         """A result computed with the wrong group's channels is outside (channel 5 of group 1

@@ -151,11 +151,11 @@ def constraints(x: TensorSig, w: TensorSig, b: TensorSig | None, *, opset: int =
         found.append(Violation("CONV-R1", f"{OP} input W has rank {len(ws)} (shape {ws}), X has rank "
                                           f"{len(xs)}: W must be (M, C/group, kernel...) of X's rank"))
         return found
-    if xs is None or ws is None or found or not all(_is_int(d) for d in xs + ws):
-        return found        # what is left needs both static shapes and well-formed attributes
-    group = int(attrs["group"])
+    if xs is None or ws is None or found or not all(_is_int(d) for d in xs[1:] + ws):
+        return found        # what is left needs C, the spatial dims, W's shape and well-formed attributes
+    group = int(attrs["group"])     # (a symbolic batch N is PROF-R2's to refuse, not a reason to skip these)
     ks, pads, st, dil = (tuple(int(v) for v in attrs[n]) for n in ("kernel_shape", "pads", "strides", "dilations"))
-    n, c, m = xs[0], xs[1], ws[0]
+    c, m = xs[1], ws[0]
     if c % group or m % group:
         found.append(Violation("CONV-R1", f"{OP} has group={group}, which divides neither X's channels C={c} "
                                           f"nor W's output channels M={m} (both must be multiples of it)"
@@ -406,8 +406,12 @@ def outside_bound(y: np.ndarray, x: np.ndarray, w: np.ndarray, b: np.ndarray | N
     for gi in range(g):
         rows = slice(gi * mg, (gi + 1) * mg)
         c = None if b is None else np.ascontiguousarray(np.broadcast_to(b[rows].reshape(mg, 1), (mg, cols.shape[1])))
-        for i, j, yij, exact, bnd in gemm_outside(ys[rows], wm[rows], cols[gi * kg:(gi + 1) * kg], c,
-                                                  limit=limit, progress=progress):
+        try:
+            outside = gemm_outside(ys[rows], wm[rows], cols[gi * kg:(gi + 1) * kg], c, limit=limit, progress=progress)
+        except ValueError as exc:       # Gemm's operands A, B, C are W, the patches of X, and B here
+            raise ValueError("Conv: X, W or B holds an infinity or a NaN; CONV-R6's fast-mode bound is "
+                             "stated for finite operands, so the result is not judged") from exc
+        for i, j, yij, exact, bnd in outside:
             found.append((j // (cols.shape[1] // n), gi * mg + i, j % (cols.shape[1] // n), yij, exact, bnd))
     return found[:limit] if limit is not None else found
 
