@@ -565,3 +565,69 @@ class TestValidate:
         y = cv.conv(x, w, cb, **kw)
         assert cv.OPERATOR.comparison(y, [x, w, cb], kw) == ""
         assert "CONV-R6" in cv.OPERATOR.comparison(y * np.float32(1.01), [x, w, cb], kw)
+
+
+# ---------------------------------------------------------------- OpenVINO IR
+def _ir(tmp_path, name: str, group: int, ws, attrs: dict, bias: bool = False) -> str:
+    """The one-Conv ONNX model converted by OpenVINO's own converter and saved as IR (weights
+    kept in float32: no Convert layer)."""
+    import openvino as ov
+    w = np.random.default_rng(0).standard_normal(ws).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "w")] + ([numpy_helper.from_array(np.ones(ws[0], np.float32), "b")] if bias else [])
+    node = helper.make_node("Conv", ["x", "w"] + (["b"] if bias else []), ["y"], group=group, **attrs)
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", 1, (1, 4, 6, 6))],
+                          [helper.make_tensor_value_info("y", 1, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / f"{name}.onnx"))
+    xml = str(tmp_path / f"{name}.xml")
+    ov.save_model(ov.convert_model(str(tmp_path / f"{name}.onnx")), xml, compress_to_fp16=False)
+    return xml
+
+
+@pytest.mark.req("CONV-R1", "CONV-R4")
+class TestOpenVINO:
+    @pytest.mark.parametrize("name,group,ws,attrs", [
+        ("conv", 1, (3, 4, 3, 3), attrs2d(pads=(1, 0, 2, 1), strides=(2, 1), dilations=(1, 2))),
+        ("grouped", 2, (4, 2, 3, 3), attrs2d()),
+        ("depthwise", 4, (4, 1, 3, 3), attrs2d()),
+    ])
+    def test_convolution_layers_conform(self, tmp_path, name, group, ws, attrs):
+        """Convolution and GroupConvolution (OpenVINO's own conversion of a Conv) are read as
+        Conv, the output shape computed by OpenVINO's rule agreeing with the ports."""
+        import xml.etree.ElementTree as ET
+        xml = _ir(tmp_path, name, group, ws, {k: v for k, v in attrs.items() if k != "group"})
+        types = [layer.get("type") for layer in ET.parse(xml).getroot().iter("layer")]
+        assert ("GroupConvolution" if group > 1 else "Convolution") in types
+        report = sonnx.validate(xml)
+        assert report.conforms, [(f.rule, f.message) for f in report.findings]
+
+    def test_auto_pad_in_the_ir_is_a_finding(self, tmp_path):
+        attrs = {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER", "strides": [1, 1], "dilations": [1, 1]}
+        report = sonnx.validate(_ir(tmp_path, "same", 1, (3, 4, 3, 3), attrs))
+        assert [f.rule for f in report.findings] == ["CONV-R4"]
+
+    def test_a_planted_group_mismatch_is_a_finding(self, tmp_path):
+        """The IR's GroupConvolution filters edited to 3 groups (3, 2, 2, 3, 3) over a 4-channel
+        input, the ports made to agree: refused (CONV-R1), so the group is read from the filters."""
+        import xml.etree.ElementTree as ET
+        xml = _ir(tmp_path, "grouped", 2, (4, 2, 3, 3), {k: v for k, v in attrs2d().items() if k != "group"})
+        tree = ET.parse(xml)
+        layers = {layer.get("type"): layer for layer in tree.getroot().iter("layer")}
+        const, conv, result = layers["Const"], layers["GroupConvolution"], layers["Result"]
+        const.find("data").set("shape", "3, 2, 2, 3, 3")
+        const.find("data").set("size", str(3 * 2 * 2 * 3 * 3 * 4))
+        for port in (const.find("output/port"), conv.findall("input/port")[1]):
+            port.findall("dim")[0].text = "3"
+        for port in (conv.find("output/port"), result.find("input/port")):
+            port.findall("dim")[1].text = "6"
+        tree.write(xml)
+        rules = [f.rule for f in sonnx.validate(xml).findings]
+        assert rules == ["CONV-R1"], rules
+
+    def test_the_bias_becomes_a_broadcast_add(self, tmp_path):
+        """OpenVINO's converter splits Conv's B into an Add of a (1, M, 1, 1) constant: that Add
+        broadcasts, which the profile refuses (ADD-R4); the Convolution itself conforms."""
+        report = sonnx.validate(_ir(tmp_path, "bias", 1, (3, 4, 3, 3),
+                                    {k: v for k, v in attrs2d().items() if k != "group"}, bias=True))
+        assert {f.rule for f in report.findings} == {"ADD-R4"}

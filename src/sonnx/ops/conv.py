@@ -33,6 +33,7 @@ from ..semantics.tensor import TensorValue, size
 from ..semantics.values import same_value
 from . import gemm, kernel
 from .gemm import fold
+from .openvino_ir import IRError, IRLayer
 from .registry import Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
@@ -428,6 +429,80 @@ def fast_bound_comparison(y, args, keywords, progress=None) -> str:
             f"bound {bnd:.3g} (CONV-R6)")
 
 
+# ---------------------------------------------------------------- OpenVINO IR
+def _ir_ints(layer, key: str, shown: str) -> tuple[int, ...] | None:
+    """An IR attribute "a,b,..." as integers, None when the layer does not write it."""
+    raw = layer.data.get(key)
+    if raw is None:
+        return None
+    try:
+        return tuple(int(v) for v in raw.split(",")) if raw.strip() else ()
+    except ValueError:
+        raise IRError(f"{shown}: {layer.where} has {key}={raw[:40]!r}, not a list of integers") from None
+
+
+def _ir_geometry(layer, shown: str) -> dict:
+    """The IR's strides, dilations, pads_begin, pads_end and auto_pad (OpenVINO's default
+    "explicit": the pads as written; "notset" is the same)."""
+    out = {k: _ir_ints(layer, k, shown) for k in ("strides", "dilations", "pads_begin", "pads_end")}
+    out["auto_pad"] = layer.data.get("auto_pad", "explicit").strip().lower()
+    return out
+
+
+def _ir_filters(ins: list, grouped: bool) -> tuple | None:
+    """The filters' shape as Conv's W (M, C/group, k...) and the group: GroupConvolution's
+    (G, M/G, C/G, k...) merges its first two axes."""
+    w = ins[1]
+    if w is None or len(w) < 3 + grouped:
+        return None
+    if not grouped:
+        return tuple(w), 1
+    m = w[0] * w[1] if isinstance(w[0], int) and isinstance(w[1], int) else None
+    return (m,) + tuple(w[2:]), w[0]
+
+
+def _ir_shape(grouped: bool):
+    def shape(layer, ins: list, shown: str):
+        """OpenVINO's Convolution-1 / GroupConvolution-1 output shape with explicit pads (other
+        auto_pad modes are CONV-R4's to refuse: no shape is computed for them)."""
+        x, filt = ins[0], _ir_filters(ins, grouped)
+        geo = _ir_geometry(layer, shown)
+        if x is None or filt is None or geo["auto_pad"] not in ("explicit", "notset"):
+            return None
+        w, _ = filt
+        r = len(x) - 2
+        ks = w[2:]
+        parts = [geo["strides"], geo["dilations"], geo["pads_begin"], geo["pads_end"]]
+        if len(w) != len(x) or any(p is None or len(p) != r for p in parts) or \
+                not all(isinstance(d, int) for d in tuple(x[2:]) + tuple(ks)):
+            return None
+        st, dl, pb, pe = parts
+        out = tuple((x[2 + i] + pb[i] + pe[i] - (dl[i] * (ks[i] - 1) + 1)) // st[i] + 1 for i in range(r))
+        return (x[0], w[0]) + out
+    return shape
+
+
+def _ir_rule_inputs(grouped: bool):
+    def rule_inputs(layer, sigs: list, shown: str):
+        """X and the filters as Conv's X and W, with Conv's attributes: group (1, or
+        GroupConvolution's G), kernel_shape from the filters, pads = pads_begin + pads_end; an
+        auto_pad other than explicit/notset is passed on for CONV-R4 to refuse."""
+        x, w = sigs
+        geo = _ir_geometry(layer, shown)
+        filt = None if w.shape is None else _ir_filters([None, tuple(w.shape)], grouped)
+        attrs = {"group": 1 if filt is None else filt[1], "strides": geo["strides"], "dilations": geo["dilations"],
+                 "pads": None if geo["pads_begin"] is None or geo["pads_end"] is None
+                 else geo["pads_begin"] + geo["pads_end"]}
+        if filt is not None:
+            w = TensorSig(filt[0], w.elem_type, w.sparse)
+            attrs["kernel_shape"] = tuple(filt[0][2:])
+        if geo["auto_pad"] not in ("explicit", "notset"):
+            attrs["auto_pad"] = geo["auto_pad"].upper()
+        note = "" if not grouped else "GroupConvolution's filters (G, M/G, C/G, k...) are read as Conv's W (M, C/G, k...) with group=G: "
+        return [x, w], attrs, note
+    return rule_inputs
+
+
 def same_result(dtype: str, got, expected) -> bool:
     """Bit equality of two float values of ``dtype`` (a NaN equals any NaN: same_value)."""
     return same_value(dtype, got, expected)
@@ -437,4 +512,6 @@ OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="convolution", type_sets=TYPE_SETS, inputs=("X", "W", "B"), optional=("B",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=conv_reference, kernel=conv, bind=bind,
     spec="spec/conv.md", proofs=(), kernel_attributes=KERNEL_ATTRIBUTES, output_shape=result_shape,
-    comparison=fast_bound_comparison, theories=())
+    comparison=fast_bound_comparison, theories=(),
+    openvino=(IRLayer("Convolution", 1, 2, _ir_shape(False), _ir_rule_inputs(False)),
+              IRLayer("GroupConvolution", 1, 2, _ir_shape(True), _ir_rule_inputs(True))))
