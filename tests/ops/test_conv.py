@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pathlib
 from fractions import Fraction
 
 import ml_dtypes
@@ -554,6 +555,32 @@ class TestValidate:
         from sonnx.run.comparison import compare
         verdicts = {n.op_type: (n.status, n.detail) for n in compare(m, {"x": x}).nodes}
         assert verdicts["Conv"][0] == "within", verdicts
+
+    def test_sonnx_run_command_with_compare(self, tmp_path):
+        """`sonnx run MODEL --input x=X.npy --compare onnxruntime -o DIR`: exit 0 (every node
+        within its operator's bound), the output file holds sonnx.run's bits; the same model
+        with a Conv whose bias has shape (1, M) exits 2 naming CONV-R5."""
+        import subprocess
+        import sys
+        rng = np.random.default_rng(6)
+        m, _ = _net(rng)
+        x = rng.standard_normal((2, 2, 5, 5)).astype(np.float32)
+        onnx.save(m, str(tmp_path / "net.onnx"))
+        np.save(tmp_path / "x.npy", x)
+        env = {"PYTHONPATH": str(pathlib.Path(sonnx.__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"}
+        p = subprocess.run([sys.executable, "-m", "sonnx", "run", str(tmp_path / "net.onnx"), "--input",
+                            f"x={tmp_path / 'x.npy'}", "--compare", "onnxruntime", "-o", str(tmp_path / "out")],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert_same_bits(np.load(tmp_path / "out" / "y.npy"), sonnx.run(m, {"x": x})["y"])
+        bad = onnx.ModelProto()
+        bad.CopyFrom(m)
+        cb = next(i for i in bad.graph.initializer if i.name == "cb")
+        cb.dims[:] = [1, 4]
+        onnx.save(bad, str(tmp_path / "bad.onnx"))
+        p = subprocess.run([sys.executable, "-m", "sonnx", "run", str(tmp_path / "bad.onnx"), "--input",
+                            f"x={tmp_path / 'x.npy'}"], capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 2 and "CONV-R5" in p.stdout + p.stderr, p.stdout + p.stderr
 
     def test_comparison_reports_a_conv_outside_the_bound(self):
         """The record's comparison (what run --compare applies to onnxruntime's Conv) reports a
