@@ -658,3 +658,30 @@ class TestOpenVINO:
         report = sonnx.validate(_ir(tmp_path, "bias", 1, (3, 4, 3, 3),
                                     {k: v for k, v in attrs2d().items() if k != "group"}, bias=True))
         assert {f.rule for f in report.findings} == {"ADD-R4"}
+
+
+# ---------------------------------------------------------------- LeNet-5 from both PyTorch exporters
+LENET = pathlib.Path(__file__).parent / "test_conv_data"
+
+
+@pytest.mark.req("CONV-R4", "CONV-R6")
+def test_lenet5_from_both_pytorch_exporters():
+    """LeNet-5 (test_conv_data/export_lenet5.py) as the TorchScript and the dynamo exporter
+    write it: every Conv conforms as exported (both exporters write the five attributes); the
+    only findings are the Linear biases' broadcast C (GEMM-R4), which conform repairs; the
+    conformed models validate, run with the same output bits (the two exports hold the same
+    weights), and onnxruntime's run is within every node's bound."""
+    from sonnx.run.comparison import compare
+    x = np.random.default_rng(1).standard_normal((1, 1, 28, 28)).astype(np.float32)
+    outs = []
+    for name in ("lenet5_torchscript_op18.onnx", "lenet5_dynamo_op18.onnx"):
+        model = onnx.load(str(LENET / name))
+        assert [n.op_type for n in model.graph.node].count("Conv") == 2
+        assert {f.rule for f in sonnx.validate(model).findings} == {"GEMM-R4"}
+        fixed, _ = sonnx.conform(model)
+        report = sonnx.validate(fixed)
+        assert report.conforms, [(f.rule, f.message) for f in report.findings]
+        outs.append(sonnx.run(fixed, {"x": x})["y"])
+        nodes = compare(fixed, {"x": x}).nodes
+        assert [n.status for n in nodes] == ["within"] * len(nodes), [(n.op_type, n.status, n.detail) for n in nodes]
+    assert_same_bits(outs[0], outs[1])
