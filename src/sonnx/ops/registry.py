@@ -39,6 +39,7 @@ STEMS = (
     "div",
     "pad",
     "batchnormalization",
+    "conv",
 )
 
 
@@ -118,7 +119,8 @@ class Operator:
     prefix: str                                 # requirement-ID prefix, e.g. "MUL" (IDs PREFIX-R1, ...)
     # what the other layers may assume about its shape of computation: "elementwise" (same-shape
     # binary, one element function), "unary", "matrix" (Gemm-like fold), "structural" (moves
-    # elements, no arithmetic); requirement families @kind:<kind> are built from it
+    # elements, no arithmetic), "convolution" (a fold over a patch an index map selects);
+    # requirement families @kind:<kind> are built from it
     kind: str
     type_sets: Mapping[int, frozenset[str]]     # since_version -> allowed element types (onnx schemas)
     inputs: tuple[str, ...]                     # every input, in ONNX order
