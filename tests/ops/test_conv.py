@@ -685,3 +685,37 @@ def test_lenet5_from_both_pytorch_exporters():
         nodes = compare(fixed, {"x": x}).nodes
         assert [n.status for n in nodes] == ["within"] * len(nodes), [(n.op_type, n.status, n.detail) for n in nodes]
     assert_same_bits(outs[0], outs[1])
+
+
+# ---------------------------------------------------------------- conform writes what was left implicit
+def _implicit(auto_pad: str | None, rng, strides=(1, 1)):
+    """Conv with only the attributes ONNX needs (no group, kernel_shape, dilations; pads or
+    auto_pad as asked) -> Relu, on a 2x2x7x6 input."""
+    w = numpy_helper.from_array(rng.standard_normal((3, 2, 3, 2)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "b")
+    attrs = {"strides": list(strides)} | ({"auto_pad": auto_pad} if auto_pad else {})
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", **attrs),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    g = helper.make_graph(nodes, "implicit", [helper.make_tensor_value_info("x", 1, (2, 2, 7, 6))],
+                          [helper.make_tensor_value_info("y", 1, None)], [w, b])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+@pytest.mark.req("CONV-R4")
+@pytest.mark.parametrize("auto_pad, strides", [(None, (1, 1)), ("SAME_UPPER", (1, 1)), ("SAME_LOWER", (2, 1)),
+                                               ("VALID", (2, 2))])
+def test_conform_writes_the_defaults_and_the_pads_auto_pad_means(auto_pad, strides):
+    m = _implicit(auto_pad, np.random.default_rng(3), strides)
+    assert "CONV-R4" in {f.rule for f in sonnx.validate(m).findings}
+    fixed, report = sonnx.conform(m)
+    assert report["check"]["status"] == "passed" and report["exit_code"] == 0, report["check"]
+    assert sonnx.validate(fixed).conforms
+    attrs = {a.name: helper.get_attribute_value(a) for a in fixed.graph.node[0].attribute}
+    assert attrs["kernel_shape"] == [3, 2] and attrs["group"] == 1 and attrs["dilations"] == [1, 1]
+    assert "auto_pad" not in attrs and len(attrs["pads"]) == 4
+    kinds = {r["kind"] for r in report["rewrites"]}
+    assert "write-default" in kinds and (auto_pad in (None, "NOTSET") or "explicit-pads" in kinds)
+    if auto_pad == "SAME_LOWER":        # height 7, stride 2, kernel 3: total 2, begin 1, end 1
+        assert attrs["pads"] == [1, 1, 1, 0]      # width 6, kernel 2, stride 1: total 1, the odd one at the begin

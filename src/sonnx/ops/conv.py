@@ -31,10 +31,10 @@ from ..errors import Violation, raise_if_any, shown
 from ..semantics import floats
 from ..semantics.tensor import TensorValue, size
 from ..semantics.values import same_value
-from . import gemm, kernel
+from . import gemm, kernel, pool
 from .gemm import fold
 from .openvino_ir import IRError, IRLayer
-from .registry import Operator
+from .registry import ConformRule, Operator
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Conv"
@@ -100,7 +100,8 @@ def _attribute_violations(version: int, r: int | None, attrs: dict) -> list[Viol
                        "dilations": "1 per axis", "pads": "0 at each begin and end"}[name]
             found.append(Violation("CONV-R4", f"{node} does not write its {name} attribute; the profile reads "
                                               "no default for an attribute that decides the result: write it "
-                                              f"(ONNX's default is {default}; the PyTorch exporters write it)"))
+                                              f"(ONNX's default is {default}; the PyTorch exporters write it; "
+                                              "sonnx conform writes ONNX's default, changing no bit)"))
             continue
         if not isinstance(value, (tuple, list)) or not all(_is_int(v) for v in value):
             found.append(kernel.attribute_refused("CONV-R4", node, name, shown(value),
@@ -122,7 +123,8 @@ def _attribute_violations(version: int, r: int | None, attrs: dict) -> list[Viol
         found.append(kernel.attribute_refused("CONV-R4", node, "auto_pad", shown(auto_pad),
                                               "; the profile accepts only explicit pads (auto_pad absent "
                                               "or NOTSET): write the pads it means (SAME_UPPER, SAME_LOWER "
-                                              "or VALID) as the pads attribute"))
+                                              "or VALID) as the pads attribute (sonnx conform does, for a "
+                                              "static input shape)"))
     return found
 
 
@@ -508,8 +510,31 @@ def same_result(dtype: str, got, expected) -> bool:
     return same_value(dtype, got, expected)
 
 
+def default_kernel_shape(inputs: tuple, attrs: dict, opset: int, constants: tuple = ()) -> list[int] | str:
+    """The kernel_shape ONNX reads when it is omitted: W's spatial dimensions (W is (M, C/group,
+    k1, ..., kn)); for ConformRule.defaults, written before the others that count the axes."""
+    w = inputs[1] if len(inputs) > 1 else None
+    if w is None or len(w) < 3 or not all(isinstance(d, int) for d in w[2:]):
+        return "W's spatial dimensions are not known statically"
+    return [int(d) for d in w[2:]]
+
+
+def default_dilations(inputs: tuple, attrs: dict, opset: int, constants: tuple = ()) -> list[int] | str:
+    """ONNX's default dilations: 1 along each spatial axis."""
+    s = pool.default_strides(inputs, attrs, opset, constants)
+    return s
+
+
+# CONV-R4 refuses an omitted attribute that decides the result; conform writes ONNX's default for
+# it (the value ONNX reads, so no bit changes), kernel_shape first (the others count its axes),
+# and an auto_pad other than NOTSET as the explicit pads it means (ops/pool.py, auto_pads)
+CONFORM = ConformRule(rule="CONV-R4", auto_pad=True,
+                      defaults={"kernel_shape": default_kernel_shape, "group": 1,
+                                "strides": pool.default_strides, "dilations": default_dilations,
+                                "pads": pool.default_pads})
+
 OPERATOR = Operator(
-    name=OP, prefix=PREFIX, kind="convolution", type_sets=TYPE_SETS, inputs=("X", "W", "B"), optional=("B",),
+    name=OP, prefix=PREFIX, kind="convolution", conform=CONFORM, type_sets=TYPE_SETS, inputs=("X", "W", "B"), optional=("B",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=conv_reference, kernel=conv, bind=bind,
     spec="spec/conv.md", proofs=(), kernel_attributes=KERNEL_ATTRIBUTES, output_shape=result_shape,
     comparison=fast_bound_comparison, theories=(),
