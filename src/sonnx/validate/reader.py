@@ -13,7 +13,7 @@ from google.protobuf.message import DecodeError
 
 from ..conform.rewrite import pinnable_names
 from .. import text
-from . import declarations, propagate
+from . import declarations, graph, propagate
 from .report import ONNX_CHECKER, ONNX_INFERENCE, ONNX_IR, Finding
 
 MAX_BYTES = 2**31 - 1  # protobuf cannot hold a message of 2 GiB or more
@@ -162,6 +162,9 @@ def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[lis
                                       f"{more}); protobuf text must be UTF-8, and tools disagree on "
                                       "how to read the rest: re-encode the names", graph="model"))
     findings, declared = declarations.check(model, base_dir)
+    # the graph rules (PROF-R4..R6) read the structure as written, on every model whichever
+    # way its shapes are decided later (onnx's inference or propagate.py)
+    findings += graph.findings(model)
     return found + findings, declared, not bad, pinnable_names(model.graph)
 
 
