@@ -179,3 +179,20 @@ def test_long_chains_and_cycles_without_recursion():
     assert order == list(range(n - 1, -1, -1))
     assert no_order is None and {f.rule for f in cyclic} == {"PROF-R6"} and len(cyclic) == n - 1
     assert all("form a cycle" in f.message for f in cyclic)
+
+
+@pytest.mark.req("PROF-R4", "PROF-R5", "PROF-R6")
+def test_checked_shortcut_agrees_with_the_general_passes():
+    """graph.findings(checked=True) (onnx's checker accepted the model) takes a one-pass
+    shortcut when nothing is wrong; on every planted model it must find what the general passes
+    find, and on a clean chain nothing."""
+    trailing = M.gemm([2, 3], [3, 4])
+    trailing.graph.node[0].input.append("")
+    w = numpy_helper.from_array(np.ones((2, 3), np.float32), "unused")
+    unused = M.model([helper.make_node("Mul", ["a", "a"], ["y"])], [M.vi("a", [2, 3])],
+                     [M.vi("y", [2, 3])], initializers=[w])
+    two = M.model([helper.make_node("Relu", ["a"], ["y"]), helper.make_node("Relu", ["a"], ["z"])],
+                  [M.vi("a", [2, 3])], [M.vi("y", [2, 3]), M.vi("z", [2, 3])])
+    for m in (_dead_model(), trailing, unused, M.chain(50), two):
+        assert graph.findings(m, checked=True) == graph.findings(m, checked=False)
+    assert graph.findings(M.chain(50), checked=True) == [] == graph.findings(two, checked=True)

@@ -23,7 +23,7 @@ _GRAPH, _GRAPHS = onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS
 _SHOWN = 8   # names quoted in one message
 
 
-def _outer_reads(node: onnx.NodeProto) -> list[str]:
+def outer_reads(node: onnx.NodeProto) -> list[str]:
     """Every name read inside ``node``'s subgraphs (an over-approximation of what they read from
     the enclosing graph: names are unique across scopes in ONNX, so a local name cannot be taken
     for a main-graph value)."""
@@ -75,7 +75,7 @@ def live_nodes(g: onnx.GraphProto, made: dict[str, int] | None = None) -> bytear
         node = g.node[index]
         reads = list(node.input)
         if node.attribute:
-            reads += _outer_reads(node)
+            reads += outer_reads(node)
         for name in reads:
             k = made.get(name)
             if k is not None and not live[k]:
@@ -119,7 +119,7 @@ def topological_order(g: onnx.GraphProto) -> list[int] | None:
     for index, node in enumerate(g.node):
         reads = set(node.input)
         if node.attribute:
-            reads.update(_outer_reads(node))
+            reads.update(outer_reads(node))
         for name in reads:
             k = made.get(name)
             if k is not None and k != index:
@@ -140,44 +140,68 @@ def topological_order(g: onnx.GraphProto) -> list[int] | None:
     return order if len(order) == n else None
 
 
-def findings(model: onnx.ModelProto) -> list[Finding]:
-    """PROF-R4, PROF-R5 and PROF-R6 on ``model``'s main graph."""
+def _clean(g: onnx.GraphProto, given: set[str]) -> bool:
+    """True when a checked graph (sorted, every name defined once) of nodes with one result each
+    has no empty input name, every node's result is read or is a graph output, and every
+    initializer is read or is a graph input. In an acyclic
+    graph that means no dead node: a dead node's readers are all dead, and following them ends
+    at a node whose result nobody reads. So: the results read (node inputs and graph outputs
+    that are no graph input or initializer) number as many as the nodes."""
+    read: set[str] = {o.name for o in g.output}
+    results = 0
+    for node in g.node:
+        read.update(node.input)
+        results += len(node.output)
+        if node.attribute:
+            read.update(outer_reads(node))
+    if results != len(g.node) or "" in read:
+        return False
+    inputs = {vi.name for vi in g.input}
+    return len(read) - len(read & given) == len(g.node) and \
+        all(t.name in read or t.name in inputs for t in g.initializer)
+
+
+def findings(model: onnx.ModelProto, *, checked: bool = False) -> list[Finding]:
+    """PROF-R4, PROF-R5 and PROF-R6 on ``model``'s main graph. ``checked``: onnx's checker
+    accepted the model, so its main graph is in topological order (the checker refuses any
+    other) and every name is defined once; then, when every node has one result, a single pass
+    reading the input names decides all three rules (about 1 s at 1M nodes) and the general
+    passes below run only when it finds something to report."""
     g = model.graph
+    given = {vi.name for vi in g.input}
+    given.update(t.name for t in g.initializer)
+    given.update(s.values.name for s in g.sparse_initializer)
+    if checked and _clean(g, given):
+        return []
     found: list[Finding] = []
-    known = {vi.name for vi in g.input}
-    known.update(t.name for t in g.initializer)
-    known.update(s.values.name for s in g.sparse_initializer)
-    made: dict[str, int] = {}
+    known = set(given)
+    known.discard("")
+    read: set[str] = {o.name for o in g.output}   # what the graph outputs and the nodes read
     later: list[tuple[int, str]] = []      # (node, input) read before any node wrote it
-    read: set[str] = set()
+    resultless = False
     # one forward pass: what each node reads was defined before it (PROF-R6), and is named (R5)
     for index, node in enumerate(g.node):
-        inputs = node.input
-        for k, name in enumerate(inputs):
-            if not name:
-                # req: PROF-R5
-                trailing = not any(inputs[k + 1:])
-                where = "at the end of its input list" if trailing else "before a named input"
-                advice = ("fix: leave an absent optional input off the end of the input list "
-                          "(sonnx conform drops trailing empty names, no bit changes)" if trailing
-                          else "fix: re-export the node with every input before its last named "
-                               "one given a tensor")
-                found.append(_finding("PROF-R5", f"{node.op_type} input {k} is written as the "
-                                      f"empty name '' ({where}), ONNX's spelling of an omitted "
-                                      f"optional input; {advice}", index, node))
-            elif name not in known:
-                later.append((index, name))
+        inputs = tuple(node.input)     # each name decoded once, then set operations in C
         read.update(inputs)
+        if not known.issuperset(inputs) or "" in known:
+            for k, name in enumerate(inputs):
+                if not name:
+                    found.append(_empty_input(index, node, k))
+                elif name not in known:
+                    later.append((index, name))
         if node.attribute:
-            read.update(_outer_reads(node))
-        for name in node.output:
-            if name:
-                known.add(name)
-                made.setdefault(name, index)
+            read.update(outer_reads(node))
+        outputs = tuple(node.output)
+        known.update(outputs)
+        if not any(outputs):
+            resultless = True       # a node with no result contributes to nothing
+    known.discard("")
+    made: dict[str, int] | None = None
     # req: PROF-R6
-    order = [(i, name) for i, name in later if name in made and made[name] >= i]
-    if order:
-        stuck = _cyclic(g, made)
+    if later:
+        made = producers(g)
+        order = [(i, name) for i, name in later if name in made and made[name] >= i]
+        stuck = _cyclic(g, made) if order else b""
         for i, name in order:
             k = made[name]
             node, producer = g.node[i], g.node[k]
@@ -194,7 +218,20 @@ def findings(model: onnx.ModelProto) -> list[Finding]:
                        "producers of its inputs (sonnx conform sorts them, no bit changes)")
             found.append(_finding("PROF-R6", msg, i, node, tensor=name))
     # req: PROF-R4
-    live = live_nodes(g, made)
+    # in an acyclic graph a dead node exists only if some node has no result that is read or
+    # is a graph output (follow a dead node's readers: they end at such a node), so when every
+    # result is read the work list below is not needed
+    unread = known.difference(read, given)
+    if not unread and not later and not resultless:
+        live = bytearray(b"\x01" * len(g.node))
+    else:
+        live = live_nodes(g, made if made is not None else producers(g))
+        read = {o.name for o in g.output}
+        for index, node in enumerate(g.node):
+            if live[index]:
+                read.update(node.input)
+                if node.attribute:
+                    read.update(outer_reads(node))
     if not all(live):
         readers: dict[str, list[int]] = {}
         for index, node in enumerate(g.node):
@@ -215,13 +252,28 @@ def findings(model: onnx.ModelProto) -> list[Finding]:
                 why = f"no node reads its result(s) {_quoted(results)} and none is a graph output"
             found.append(_finding("PROF-R4", f"dead node: {why}; fix: remove it (sonnx conform "
                                   "removes dead nodes, no output bit changes)", index, node))
+        read.update(readers)
+        for index, node in enumerate(g.node):   # names the dead nodes' subgraphs read
+            if not live[index] and node.attribute:
+                read.update(outer_reads(node))
     inputs = {vi.name for vi in g.input}
-    outputs = {o.name for o in g.output}
     for t in g.initializer:
         # req: PROF-R4
-        if t.name not in read and t.name not in inputs and t.name not in outputs:
+        if t.name not in read and t.name not in inputs:
             found.append(Finding("PROF-R4", f"initializer '{t.name}' is read by no node and is "
                                  "no graph output: it takes no part in any result; fix: remove it "
                                  "(sonnx conform removes unused initializers)", graph="main",
                                  tensor=t.name))
     return found
+
+
+def _empty_input(index: int, node: onnx.NodeProto, k: int) -> Finding:
+    # req: PROF-R5
+    trailing = not any(node.input[k + 1:])
+    where = "at the end of its input list" if trailing else "before a named input"
+    advice = ("fix: leave an absent optional input off the end of the input list (sonnx conform "
+              "drops trailing empty names, no bit changes)" if trailing
+              else "fix: re-export the node with every input before its last named one given a "
+                   "tensor")
+    return _finding("PROF-R5", f"{node.op_type} input {k} is written as the empty name '' "
+                    f"({where}), ONNX's spelling of an omitted optional input; {advice}", index, node)

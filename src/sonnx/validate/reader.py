@@ -107,9 +107,11 @@ def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False)
         except UnicodeEncodeError:
             path = None
     t = time.perf_counter()
+    checked = True
     try:
         onnx.checker.check_model(path if path is not None else data)
     except Exception as exc:  # ValidationError, or a C++ error surfaced as another type
+        checked = False
         findings.append(_onnx_finding(ONNX_CHECKER, exc, "the ONNX checker rejects the model"))
     timings["check"] = time.perf_counter() - t
 
@@ -119,9 +121,15 @@ def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False)
     parsed = onnx.load_model_from_string(data)
     main_types = propagate.profile_types(parsed, onnx.defs.onnx_opset_version())
     timings["propagate"] = time.perf_counter() - t
+    if not text_ok:
+        text.clean_model(parsed)
+    # the graph rules (PROF-R4..R6) read the structure as written, on every model, whichever
+    # way its shapes are decided (propagation or onnx's inference); an accepted checker
+    # vouches for the order (graph.findings)
+    t = time.perf_counter()
+    findings.extend(graph.findings(parsed, checked=checked))
+    timings["graph"] = time.perf_counter() - t
     if main_types is not None:
-        if not text_ok:
-            text.clean_model(parsed)
         timings["infer"] = 0.0
         return Loaded(parsed, True, findings, timings, main_types=main_types)
     parsed = None
@@ -162,9 +170,6 @@ def written_findings(data: bytes, shown: str, base_dir: str | None) -> tuple[lis
                                       f"{more}); protobuf text must be UTF-8, and tools disagree on "
                                       "how to read the rest: re-encode the names", graph="model"))
     findings, declared = declarations.check(model, base_dir)
-    # the graph rules (PROF-R4..R6) read the structure as written, on every model whichever
-    # way its shapes are decided later (onnx's inference or propagate.py)
-    findings += graph.findings(model)
     return found + findings, declared, not bad, pinnable_names(model.graph)
 
 
