@@ -193,6 +193,17 @@ def test_checked_shortcut_agrees_with_the_general_passes():
                      [M.vi("y", [2, 3])], initializers=[w])
     two = M.model([helper.make_node("Relu", ["a"], ["y"]), helper.make_node("Relu", ["a"], ["z"])],
                   [M.vi("a", [2, 3])], [M.vi("y", [2, 3]), M.vi("z", [2, 3])])
-    for m in (_dead_model(), trailing, unused, M.chain(50), two):
+    # a trailing '' and a dead node: the shortcut's count of results read would balance
+    both = M.model([helper.make_node("Gemm", ["a", "b", ""], ["y"]),
+                    helper.make_node("Relu", ["a"], ["z"], name="dead")],
+                   [M.vi("a", [2, 3]), M.vi("b", [3, 4])], [M.vi("y", [2, 4])])
+    # a result read only inside an If's branch (live), next to a dead node
+    sub = M.if_model([helper.make_node("Relu", ["x2"], ["t"])], [helper.make_node("Relu", ["x2"], ["e"])])
+    sub.graph.node.insert(0, helper.make_node("Mul", ["x", "x"], ["x2"], name="sq"))
+    sub.graph.node.append(helper.make_node("Relu", ["x"], ["z"], name="dead"))
+    for m in (_dead_model(), trailing, unused, M.chain(50), two, both, sub):
         assert graph.findings(m, checked=True) == graph.findings(m, checked=False)
+    assert [(f.rule, f.node_name) for f in graph.findings(both, checked=True)] == [
+        ("PROF-R5", None), ("PROF-R4", "dead")]
+    assert [(f.rule, f.node_name) for f in graph.findings(sub, checked=False)] == [("PROF-R4", "dead")]
     assert graph.findings(M.chain(50), checked=True) == [] == graph.findings(two, checked=True)
