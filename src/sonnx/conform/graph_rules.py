@@ -111,7 +111,7 @@ def remove_dead(model: onnx.ModelProto, log: Log) -> None:
         read.update(node.input)
         if node.attribute:
             read.update(graph.outer_reads(node))
-    unused = [t for t in g.initializer if t.name not in read]
+    unused = [t for t in g.initializer if t.name and t.name not in read]
     if unused:
         gone = {t.name for t in unused}
         keep = [t for t in g.initializer if t.name not in gone]

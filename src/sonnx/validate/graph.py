@@ -158,7 +158,7 @@ def _clean(g: onnx.GraphProto, given: set[str]) -> bool:
         return False
     inputs = {vi.name for vi in g.input}
     return len(read) - len(read & given) == len(g.node) and \
-        all(t.name in read or t.name in inputs for t in g.initializer)
+        all(t.name in read or t.name in inputs or not t.name for t in g.initializer)
 
 
 def findings(model: onnx.ModelProto, *, checked: bool = False) -> list[Finding]:
@@ -259,7 +259,8 @@ def findings(model: onnx.ModelProto, *, checked: bool = False) -> list[Finding]:
     inputs = {vi.name for vi in g.input}
     for t in g.initializer:
         # req: PROF-R4
-        if t.name not in read and t.name not in inputs:
+        # (a nameless initializer is malformed ONNX: the checker's finding)
+        if t.name and t.name not in read and t.name not in inputs:
             found.append(Finding("PROF-R4", f"initializer '{t.name}' is read by no node and is "
                                  "no graph output: it takes no part in any result; fix: remove it "
                                  "(sonnx conform removes unused initializers)", graph="main",
