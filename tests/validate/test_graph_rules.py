@@ -207,3 +207,21 @@ def test_checked_shortcut_agrees_with_the_general_passes():
         ("PROF-R5", None), ("PROF-R4", "dead")]
     assert [(f.rule, f.node_name) for f in graph.findings(sub, checked=False)] == [("PROF-R4", "dead")]
     assert graph.findings(M.chain(50), checked=True) == [] == graph.findings(two, checked=True)
+
+
+@pytest.mark.req("PROF-R4")
+def test_shortcut_from_the_propagations_reads_agrees_with_the_general_passes():
+    """When the validator's propagation takes a model, graph.findings counts from the names it
+    collected (propagate.Types.reads) instead of reading them again: it must find what the
+    general passes find (dead nodes, an unused initializer) and nothing on a clean chain."""
+    w = numpy_helper.from_array(np.ones((2, 3), np.float32), "unused")
+    unused = M.model([helper.make_node("Mul", ["a", "a"], ["y"])], [M.vi("a", [2, 3])],
+                     [M.vi("y", [2, 3])], initializers=[w])
+    passthrough = M.model([helper.make_node("Relu", ["a"], ["y"]), helper.make_node("Relu", ["a"], ["z"])],
+                          [M.vi("a", [2, 3])], [M.vi("y", [2, 3]), M.vi("a", [2, 3])])
+    for m, expected in ((_dead_model(), 3), (unused, 1), (M.chain(50), 0), (passthrough, 1)):
+        types = propagate.profile_types(m, 28)
+        assert types is not None                     # the propagation took it
+        got = graph.findings(m, reads=types.reads)
+        assert got == graph.findings(m) and len(got) == expected
+        assert {f.rule for f in got} <= {"PROF-R4"}

@@ -127,7 +127,8 @@ def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False)
     # way its shapes are decided (propagation or onnx's inference); an accepted checker
     # vouches for the order (graph.findings)
     t = time.perf_counter()
-    findings.extend(graph.findings(parsed, checked=checked))
+    findings.extend(graph.findings(parsed, checked=checked,
+                                   reads=getattr(main_types, "reads", None)))
     timings["graph"] = time.perf_counter() - t
     if main_types is not None:
         timings["infer"] = 0.0
