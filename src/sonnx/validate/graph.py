@@ -7,10 +7,11 @@
 * PROF-R6 acyclic and in topological order: every input a node reads is a graph input, an
   initializer or the output of an earlier node.
 
-Run on every model, before onnx's checker and whichever way the shapes are then decided
-(onnx's inference or the validator's own propagation, propagate.py): the rules depend on the
-graph's structure alone. Each pass is iterative and linear in the number of node inputs and
-outputs (no recursion: a 1M-node chain or a cycle cannot exhaust the stack or hang).
+Run on every model, right after onnx's checker, whichever way the shapes are decided (onnx's
+inference or the validator's own propagation, propagate.py): the rules depend on the graph's
+structure alone. Each pass of the validator is iterative and linear in the number of node
+inputs and outputs (no recursion: a 1M-node chain or a cycle cannot exhaust the stack or hang);
+topological_order, for sonnx conform, is n log n (a heap keeps the written order).
 Subgraphs (If/Loop/Scan) and function bodies are refused by PROF-R1 and not judged here, but
 the names they read from the main graph count as read."""
 from __future__ import annotations
