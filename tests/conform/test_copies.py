@@ -109,7 +109,9 @@ def _with_mask_output(nodes, inits, opset):
 @pytest.mark.parametrize("opset", [12, 13, 22])
 def test_dropout_with_a_constant_false_training_mode_is_removed(opset):
     m, report = sonnx.conform(_dropout12(False, opset))
-    assert kinds(report) == ["remove-dropout"] and report["exit_code"] == 0
+    # ratio and training_mode, read by the Dropout only, go with it (PROF-R4)
+    assert kinds(report) == ["remove-dropout"] + ["remove-unused-initializer"] * 2
+    assert report["exit_code"] == 0 and not m.graph.initializer
     assert report["check"]["status"] == "passed"
 
 
@@ -145,7 +147,7 @@ def test_planted_removal_of_a_training_dropout_is_caught_by_the_bit_check(monkey
     random mask in the original, so the bit check fails."""
     monkeypatch.setattr(rewrite, "_dropout_refusal", lambda *a: None)
     _, report = sonnx.conform(_dropout12(True))
-    assert kinds(report) == ["remove-dropout"]
+    assert kinds(report) == ["remove-dropout"] + ["remove-unused-initializer"] * 2
     assert report["check"]["status"] == "failed" and report["exit_code"] == 1
 
 
@@ -179,5 +181,5 @@ def test_dropout_whose_training_mode_is_a_constant_node_false_is_removed():
              helper.make_node("Dropout", ["a", "", "tm"], ["b"]),
              helper.make_node("Relu", ["b"], ["y"])]
     m, report = sonnx.conform(model(nodes, opset=13))
-    assert kinds(report) == ["constant-to-initializer", "remove-dropout"]
+    assert kinds(report) == ["constant-to-initializer", "remove-dropout", "remove-unused-initializer"]
     assert report["exit_code"] == 0 and report["check"]["status"] == "passed"

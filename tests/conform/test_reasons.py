@@ -105,5 +105,7 @@ def test_a_constant_whose_output_has_no_name_is_not_made_a_nameless_initializer(
     m = make([c, helper.make_node("Relu", ["x"], ["y"])], [helper.make_tensor_value_info("x", F, [3])],
              [helper.make_tensor_value_info("y", F, [3])])
     out, rep = sonnx.conform(m, check=False)
-    assert not out.graph.initializer
-    assert any("output has no name" in f["why_not_rewritten"] for f in rep["findings"] if f["rule"] == "PROF-R1")
+    # not made an initializer; with no named result it is a dead node (PROF-R4), removed
+    assert not out.graph.initializer and "constant-to-initializer" not in [r["kind"] for r in rep["rewrites"]]
+    assert [r["kind"] for r in rep["rewrites"]] == ["remove-dead-node"]
+    assert [n.op_type for n in out.graph.node] == ["Relu"]

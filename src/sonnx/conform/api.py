@@ -9,7 +9,7 @@ from typing import Callable
 import onnx
 
 from ..ops.registry import operators
-from . import bitcheck
+from . import bitcheck, graph_rules
 from .rewrite import (Blocker, ConformError, Log, check_dims, constants_to_initializers,
                       initializer_inputs_to_constants, remove_copies, inferred_types, explicit_attributes,
                       materialise_broadcasts, node_rewrites, pin_dims, symbolic_names, tidy_declarations)
@@ -169,12 +169,15 @@ def conform(model_or_path, dims: dict[str, int] | None = None, *, check: bool = 
     model = onnx.ModelProto()
     model.CopyFrom(pinned)
     say("rewriting")
+    graph_rules.sort_nodes(model, log)          # the passes below read the graph in order
+    graph_rules.drop_empty_inputs(model, log)
     constants_to_initializers(model, log)
     initializer_inputs_to_constants(model, log)
     remove_copies(model, log)
     explicit_attributes(model, log)
     node_rewrites(model, log)
     materialise_broadcasts(model, log)
+    graph_rules.remove_dead(model, log)         # also what the rewrites above left unread
     tidy_declarations(model, log)
     say("validating the rewritten model")
     verdict = validate(model)

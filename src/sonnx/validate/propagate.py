@@ -41,6 +41,13 @@ def _declared(tp) -> TensorSig | None:
         return None
 
 
+class Types(dict):
+    """value name -> entry, and ``reads``: every name a node of the main graph reads (the
+    graph rules' liveness needs them, graph.findings; collected here, where each name is read
+    anyway, rather than decoded again)."""
+    reads: set[str]
+
+
 def profile_types(model, max_opset: int) -> dict[str, tuple] | None:
     """See _profile_types; anything unexpected in the model (text that is not UTF-8, a field
     out of range) leaves the decision to onnx's inference, which reports it."""
@@ -67,7 +74,8 @@ def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
     ops = operators()
     interned: dict[tuple, tuple] = {}
     intern = lambda sig: interned.setdefault((sig, None), (sig, None))  # noqa: E731
-    types: dict[str, tuple] = {}
+    types = Types()
+    reads = types.reads = set()
     for t in g.initializer:
         if t.data_location == 1 or any(d < 0 for d in t.dims):  # external data, bad dims: onnx's
             return None
@@ -86,8 +94,9 @@ def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
     for node in g.node:
         try:
             out, = node.output                      # one result, else ValueError
+            inputs = tuple(node.input)
             key = (node.op_type, node.domain, _attributes(node) if node.attribute else (),
-                   *map(id, map(get, node.input)))  # an input absent or not yet defined: KeyError
+                   *map(id, map(get, inputs)))      # an input absent or not yet defined: KeyError
         except (ValueError, KeyError):
             return None                             # onnx's checker and inference judge it
         got = memo.get(key, memo)
@@ -96,6 +105,7 @@ def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
         if got is None or not out or out in types:
             return None       # undecided, no result name, or a second definition: onnx's
         types[out] = got
+        reads.update(inputs)
     for coll in (g.value_info, g.output):
         for vi in coll:
             if vi.name not in types or _declared(vi.type) != types[vi.name][0]:

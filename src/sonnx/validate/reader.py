@@ -13,7 +13,7 @@ from google.protobuf.message import DecodeError
 
 from ..conform.rewrite import pinnable_names
 from .. import text
-from . import declarations, propagate
+from . import declarations, graph, propagate
 from .report import ONNX_CHECKER, ONNX_INFERENCE, ONNX_IR, Finding
 
 MAX_BYTES = 2**31 - 1  # protobuf cannot hold a message of 2 GiB or more
@@ -107,9 +107,11 @@ def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False)
         except UnicodeEncodeError:
             path = None
     t = time.perf_counter()
+    checked = True
     try:
         onnx.checker.check_model(path if path is not None else data)
     except Exception as exc:  # ValidationError, or a C++ error surfaced as another type
+        checked = False
         findings.append(_onnx_finding(ONNX_CHECKER, exc, "the ONNX checker rejects the model"))
     timings["check"] = time.perf_counter() - t
 
@@ -119,9 +121,16 @@ def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False)
     parsed = onnx.load_model_from_string(data)
     main_types = propagate.profile_types(parsed, onnx.defs.onnx_opset_version())
     timings["propagate"] = time.perf_counter() - t
+    if not text_ok:
+        text.clean_model(parsed)
+    # the graph rules (PROF-R4..R6) read the structure as written, on every model, whichever
+    # way its shapes are decided (propagation or onnx's inference); an accepted checker
+    # vouches for the order (graph.findings)
+    t = time.perf_counter()
+    findings.extend(graph.findings(parsed, checked=checked,
+                                   reads=getattr(main_types, "reads", None)))
+    timings["graph"] = time.perf_counter() - t
     if main_types is not None:
-        if not text_ok:
-            text.clean_model(parsed)
         timings["infer"] = 0.0
         return Loaded(parsed, True, findings, timings, main_types=main_types)
     parsed = None
