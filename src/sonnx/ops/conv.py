@@ -536,7 +536,7 @@ CONFORM = ConformRule(rule="CONV-R4", auto_pad=True,
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="convolution", conform=CONFORM, type_sets=TYPE_SETS, inputs=("X", "W", "B"), optional=("B",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=conv_reference, kernel=conv, bind=bind,
-    spec="spec/conv.md", proofs=(), kernel_attributes=KERNEL_ATTRIBUTES, output_shape=result_shape,
-    comparison=fast_bound_comparison, theories=(),
+    spec="spec/conv.md", proofs=("proofs/conv.mlw",), kernel_attributes=KERNEL_ATTRIBUTES,
+    output_shape=result_shape, comparison=fast_bound_comparison, theories=(),
     openvino=(IRLayer("Convolution", 1, 2, _ir_shape(False), _ir_rule_inputs(False)),
               IRLayer("GroupConvolution", 1, 2, _ir_shape(True), _ir_rule_inputs(True))))
