@@ -22,7 +22,16 @@ CONFORMING = {"test_ReLU", "test_AvgPool2d", "test_AvgPool2d_stride", "test_AvgP
               "test_AvgPool1d", "test_AvgPool1d_stride", "test_Linear_no_bias",
               # a Pad-2 in constant mode with value 2.0, and with 0.0: each runs to its expected
               # output bit for bit (checked when Pad was added)
-              "test_ConstantPad2d", "test_ZeroPad2d"}
+              "test_ConstantPad2d", "test_ZeroPad2d",
+              # Conv 1-D, 2-D, 3-D with groups, depthwise, dilations, strides, pads, no bias (issue
+              # 30): each runs to its stored expected output bit for bit (checked when Conv was added)
+              "test_Conv1d", "test_Conv1d_dilated", "test_Conv1d_groups", "test_Conv1d_pad1",
+              "test_Conv1d_pad1size1", "test_Conv1d_pad2", "test_Conv1d_pad2size1", "test_Conv1d_stride",
+              "test_Conv2d", "test_Conv2d_depthwise", "test_Conv2d_depthwise_padded",
+              "test_Conv2d_depthwise_strided", "test_Conv2d_depthwise_with_multiplier", "test_Conv2d_dilated",
+              "test_Conv2d_groups", "test_Conv2d_groups_thnn", "test_Conv2d_no_bias", "test_Conv2d_padding",
+              "test_Conv2d_strided", "test_Conv3d", "test_Conv3d_dilated", "test_Conv3d_dilated_strided",
+              "test_Conv3d_groups", "test_Conv3d_no_bias", "test_Conv3d_stride", "test_Conv3d_stride_padding"}
 
 
 def _names(model: onnx.ModelProto) -> tuple[set, set]:
