@@ -8,13 +8,12 @@ guard) must differ in every mode. Runs in child processes so this process stays 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from .test_fpenv import MODES, _child_env, needs_plant, plant, c_cache  # noqa: F401  (fixtures)
+from .test_fpenv import MODES, run_child, needs_plant, plant, c_cache  # noqa: F401  (fixtures)
 
 CHILD = textwrap.dedent("""
     import ctypes, json, sys
@@ -65,10 +64,7 @@ CHILD = textwrap.dedent("""
 
 
 def _child(plant, c_cache, fault: str) -> dict:
-    p = subprocess.run([sys.executable, "-c", CHILD, str(plant), fault, ",".join(MODES)],
-                       capture_output=True, text=True, env=_child_env(c_cache), timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout)
+    return run_child(CHILD, plant, c_cache, fault)
 
 
 @needs_plant

@@ -68,6 +68,15 @@ def _child_env(c_cache: Path, **extra: str) -> dict:
     return env
 
 
+def run_child(code: str, plant: Path, c_cache: Path, fault: str) -> dict:
+    """Run an operator's fpenv child script (``code``: argv = plant library, fault, modes) in a
+    fresh process, so this process's floating-point environment stays clean; its JSON answer."""
+    p = subprocess.run([sys.executable, "-c", code, str(plant), fault, ",".join(MODES)],
+                       capture_output=True, text=True, env=_child_env(c_cache), timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)
+
+
 def _probe(plant: Path, c_cache: Path, fault: str, at_load: str | None = None) -> dict:
     extra = {"SONNX_PLANT": at_load} if at_load else {}
     p = subprocess.run([sys.executable, str(HERE / "probe.py"), str(plant), ",".join(["default", *MODES]), fault],
