@@ -1,7 +1,7 @@
 """Export the convolutional end-to-end models from PyTorch and store them under
 tests/e2e/cnn_models/ (issue 30: CNNs conform).
 
-    python tools/sonnx_dev/export_cnn.py [--out DIR] [--check]
+    python tools/sonnx_dev/export_cnn.py [--check]
 
 Needs torch (with onnxscript for the dynamo exporter), which CI does not install: the models are
 committed and tests/e2e/test_cnn.py reads them without torch. ``--check`` exports into a temporary
@@ -27,12 +27,14 @@ What is exported (float32, weights from torch.manual_seed(0)):
 """
 from __future__ import annotations
 
-import argparse
-import filecmp
 import sys
-import tempfile
-import warnings
 from pathlib import Path
+
+try:
+    from sonnx_dev import torch_export
+except ImportError:   # run as a script: tools/ is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from sonnx_dev import torch_export
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "tests" / "e2e" / "cnn_models"
@@ -85,68 +87,25 @@ def _plan():
     return {
         "lenet5_torchscript_op17.onnx": (_lenet5, (2, 1, 28, 28), "torchscript", 17,
                                          {"dynamic_axes": {"x": {0: "batch"}, "y": {0: "batch"}}}),
-        "lenet5_dynamo_op18.onnx": (_lenet5, (2, 1, 28, 28), "dynamo", 18, {"verbose": False}),
+        "lenet5_dynamo_op18.onnx": (_lenet5, (2, 1, 28, 28), "dynamo", 18, {}),
         "vgg_bn_torchscript_op17.onnx": (_vgg_bn, (2, 3, 16, 16), "torchscript", 17,
                                          {"training": torch.onnx.TrainingMode.PRESERVE}),
     }
 
 
 def export(out_dir: Path) -> list[Path]:
-    import onnx
-    import torch
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, (make, shape, exporter, opset, kw) in _plan().items():
-        with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            raw = Path(tmp) / "model.onnx"
-            torch.onnx.export(make(), (torch.zeros(*shape),), str(raw), dynamo=exporter == "dynamo",
-                              opset_version=opset, input_names=["x"], output_names=["y"], **kw)
-            model = onnx.load(str(raw))
-        got = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-        if got != opset:
-            raise RuntimeError(f"{name}: asked for opset {opset}, the exporter wrote {got}")
-        # the dynamo exporter records each node's Python stack trace (paths of this machine)
-        for node in model.graph.node:
-            keep = [p for p in node.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
-            del node.metadata_props[:]
-            node.metadata_props.extend(keep)
-        onnx.save(model, str(out_dir / name))
-        written.append(out_dir / name)
-    return written
+    return [torch_export.export_module(make(), shape, out_dir / name, exporter, opset, **kw)
+            for name, (make, shape, exporter, opset, kw) in _plan().items()]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=MODELS, help=f"folder (default {MODELS})")
-    ap.add_argument("--check", action="store_true",
-                    help="export into a temporary folder and compare with the committed models")
-    args = ap.parse_args(argv)
-    try:
-        import onnxscript  # noqa: F401 -- the dynamo exporter's dependency
-        import torch  # noqa: F401
-    except ImportError as exc:
-        print(f"export_cnn.py: {exc.name} is missing; regenerating the models needs torch and "
-              "onnxscript, which the dev lock leaves out: pip install torch onnxscript "
-              "(in a separate virtual environment)", file=sys.stderr)
-        return 2
-    if not args.check:
-        for p in export(args.out):
-            print(p)
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        fresh = export(Path(tmp))
-        differ = [p.name for p in fresh if not (MODELS / p.name).is_file()
-                  or not filecmp.cmp(p, MODELS / p.name, shallow=False)]
-        extra = sorted({p.name for p in MODELS.glob("*.onnx")} - {p.name for p in fresh})
-    for name in differ:
-        print(f"differs from the committed file: {name}")
-    for name in extra:
-        print(f"committed but not exported: {name}")
-    print("reproducible" if not (differ or extra) else "NOT reproducible")
-    return 1 if differ or extra else 0
+    return torch_export.main("export_cnn.py", __doc__.split("\n\n")[0], ((export, MODELS),),
+                             argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run through the importable module: the dynamo exporter writes the defining module's name
+    # of each torch.nn.Module class into the file, so "__main__" would change the bytes
+    from sonnx_dev import export_cnn
+
+    sys.exit(export_cnn.main())

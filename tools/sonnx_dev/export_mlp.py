@@ -1,7 +1,7 @@
 """Export the end-to-end test models: a 3-layer MLP (Linear -> ReLU -> Linear -> ReLU -> Linear)
 from PyTorch, with both exporters, and store them under tests/e2e/models/.
 
-    python tools/sonnx_dev/export_mlp.py [--out DIR] [--check]
+    python tools/sonnx_dev/export_mlp.py [--check]
 
 Needs torch (with onnxscript for the dynamo exporter), which CI does not install: the models
 are committed and the tests (tests/e2e/) read them without torch. ``--check`` exports into a
@@ -32,14 +32,16 @@ For ``sonnx conform`` (tests/conform/, stored under tests/conform/models/):
 """
 from __future__ import annotations
 
-import argparse
-import filecmp
 import sys
-import tempfile
-import warnings
 from pathlib import Path
 
 import numpy as np
+
+try:
+    from sonnx_dev import torch_export
+except ImportError:   # run as a script: tools/ is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from sonnx_dev import torch_export
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "tests" / "e2e" / "models"
@@ -100,30 +102,17 @@ def _mlp(bias: bool):
 def export(out_dir: Path) -> list[Path]:
     """Every model of EXPORTS, with and without bias, and the fixed copies; the paths written."""
     import onnx
-    import torch
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    x = torch.zeros(BATCH, SIZES[0])
     written = []
     for exporter, opset in EXPORTS:
         for bias in (True, False):
-            path = out_dir / model_name(exporter, opset, bias)
-            with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                # the dynamo exporter writes the weights to a side file: load them back in
-                raw = Path(tmp) / "model.onnx"
-                torch.onnx.export(_mlp(bias), (x,), str(raw), dynamo=exporter == "dynamo",
-                                  opset_version=opset, input_names=["x"], output_names=["y"],
-                                  **({"verbose": False} if exporter == "dynamo" else {}))
-                model = onnx.load(str(raw))
-            got = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-            if got != opset:
-                raise RuntimeError(f"{path.name}: asked for opset {opset}, the exporter wrote {got}")
-            onnx.save(model, str(path))        # one serialisation for both exporters
+            path = torch_export.export_module(_mlp(bias), (BATCH, SIZES[0]),
+                                              out_dir / model_name(exporter, opset, bias),
+                                              exporter, opset)
             written.append(path)
             if bias:
                 fixed = out_dir / model_name(exporter, opset, bias, fixed=True)
-                onnx.save(store_biases_full(model), str(fixed))
+                onnx.save(store_biases_full(onnx.load(str(path))), str(fixed))
                 written.append(fixed)
     return written
 
@@ -165,29 +154,15 @@ class _Scaled:
 
 
 def _export_one(module, path: Path, exporter: str, opset: int, dynamic: bool) -> Path:
-    import onnx
-    import torch
-
-    x = torch.zeros(BATCH, module_in(module))
-    kw: dict = {"verbose": False} if exporter == "dynamo" else {}
+    kw: dict = {}
     if dynamic and exporter == "dynamo":
+        import torch
+
         kw["dynamic_shapes"] = ({0: torch.export.Dim("batch")},)
     elif dynamic:
         kw["dynamic_axes"] = {"x": {0: "batch"}, "y": {0: "batch"}}
-    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        raw = Path(tmp) / "model.onnx"
-        torch.onnx.export(module, (x,), str(raw), dynamo=exporter == "dynamo", opset_version=opset,
-                          input_names=["x"], output_names=["y"], **kw)
-        model = onnx.load(str(raw))
-    # the dynamo exporter records each node's Python stack trace, with the paths of the venv
-    # and of this script: dropped, so that the bytes do not depend on where they were made
-    for node in model.graph.node:
-        keep = [p for p in node.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
-        del node.metadata_props[:]
-        node.metadata_props.extend(keep)
-    onnx.save(model, str(path))
-    return path
+    return torch_export.export_module(module, (BATCH, module_in(module)), path, exporter, opset,
+                                      **kw)
 
 
 def module_in(module) -> int:
@@ -197,7 +172,6 @@ def module_in(module) -> int:
 
 def export_conform(out_dir: Path) -> list[Path]:
     """The models of tests/conform/ (see the module's docstring)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for exporter, opset in EXPORTS:
         written.append(_export_one(_mlp(True), out_dir / f"mlp_{exporter}_op{opset}_bias_dynamic.onnx",
@@ -212,39 +186,13 @@ def export_conform(out_dir: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=MODELS, help=f"folder (default {MODELS})")
-    ap.add_argument("--conform-out", type=Path, default=CONFORM_MODELS,
-                    help=f"folder of the conform models (default {CONFORM_MODELS})")
-    ap.add_argument("--check", action="store_true",
-                    help="export into a temporary folder and compare with the committed models")
-    args = ap.parse_args(argv)
-    try:
-        import onnxscript  # noqa: F401 -- the dynamo exporter's dependency
-        import torch  # noqa: F401
-    except ImportError as exc:
-        print(f"export_mlp.py: {exc.name} is missing; regenerating the models needs torch and "
-              "onnxscript, which the dev lock leaves out: pip install torch onnxscript "
-              "(in a separate virtual environment)", file=sys.stderr)
-        return 2
-    if not args.check:
-        for p in export(args.out) + export_conform(args.conform_out):
-            print(p)
-        return 0
-    differ, extra = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        for make, committed in ((export, MODELS), (export_conform, CONFORM_MODELS)):
-            fresh = make(Path(tmp) / committed.name)
-            differ += [p.name for p in fresh if not (committed / p.name).is_file()
-                       or not filecmp.cmp(p, committed / p.name, shallow=False)]
-            extra += sorted({p.name for p in committed.glob("*.onnx")} - {p.name for p in fresh})
-    for name in differ:
-        print(f"differs from the committed file: {name}")
-    for name in extra:
-        print(f"committed but not exported: {name}")
-    print("reproducible" if not (differ or extra) else "NOT reproducible")
-    return 1 if differ or extra else 0
+    return torch_export.main("export_mlp.py", __doc__.split("\n\n")[0],
+                             ((export, MODELS), (export_conform, CONFORM_MODELS)), argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run through the importable module: the dynamo exporter writes the defining module's name
+    # of each torch.nn.Module class into the file, so "__main__" would change the bytes
+    from sonnx_dev import export_mlp
+
+    sys.exit(export_mlp.main())
