@@ -94,3 +94,72 @@ def test_conform_sorts_nodes():
     assert "sort-nodes" not in kinds(report) and report["exit_code"] == 1
     why = [f["why_not_rewritten"] for f in report["findings"] if f["rule"] == "PROF-R6"]
     assert why and all("form a cycle" in w for w in why)
+
+
+def _pad_with_gap(elem: int, np_type, opset: int = 18):
+    """Pad(x, pads, '', axes): the constant omitted before a named axes input (PROF-R5)."""
+    x = helper.make_tensor_value_info("x", elem, [1, 2, 3])
+    y = helper.make_tensor_value_info("y", elem, [1, 2, 5])
+    inits = [numpy_helper.from_array(np.array([1, 1], np.int64), "pads"),
+             numpy_helper.from_array(np.array([2], np.int64), "axes")]
+    node = helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], name="pad0")
+    g = helper.make_graph([node], "g", [x], [y], initializer=inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+@pytest.mark.req("PROF-R5", "PAD-R4")
+@pytest.mark.parametrize("elem,np_type", [(TensorProto.FLOAT, np.float32),
+                                          (TensorProto.DOUBLE, np.float64),
+                                          (TensorProto.FLOAT16, np.float16),
+                                          (TensorProto.INT32, np.int32)])
+def test_conform_fills_an_omitted_pad_constant_with_zero(elem, np_type):
+    m = _pad_with_gap(elem, np_type)
+    finding = sonnx.validate(m).findings
+    assert [f.rule for f in finding] == ["PROF-R5"] and "sonnx conform writes" in finding[0].message
+    out, report = sonnx.conform(m)
+    assert kinds(report) == ["fill-omitted-input"], report["rewrites"]
+    assert report["check"]["status"] == "passed" and report["exit_code"] == 0
+    name = out.graph.node[0].input[2]
+    assert name and list(out.graph.node[0].input) == ["x", "pads", name, "axes"]
+    zero = numpy_helper.to_array(next(t for t in out.graph.initializer if t.name == name))
+    assert zero.shape == () and zero.dtype == np_type
+    assert zero.tobytes() == bytes(zero.dtype.itemsize)         # +0, not -0
+    assert sonnx.validate(out).conforms
+
+
+@pytest.mark.req("PROF-R5")
+def test_conform_fill_keeps_names_unique_and_leaves_gaps_it_cannot_fill():
+    m = _pad_with_gap(TensorProto.FLOAT, np.float32)
+    m.graph.initializer.append(numpy_helper.from_array(np.zeros(1, np.float32), "pad0_constant_value"))
+    out, report = sonnx.conform(m)
+    assert out.graph.node[0].input[2] == "pad0_constant_value_2"
+    # a gap the record gives no value for: Pad's pads before a named constant (ONNX has no
+    # default pads to write) stays a finding, with the reason
+    m = _pad_with_gap(TensorProto.FLOAT, np.float32)
+    m.graph.node[0].input[1] = ""
+    m.graph.node[0].input[2] = "c"
+    m.graph.initializer.append(numpy_helper.from_array(np.array(0, np.float32), "c"))
+    out, report = sonnx.conform(m)
+    assert "PROF-R5" in report["validate"]["rules"] and report["exit_code"] == 1
+    why = [f["why_not_rewritten"] for f in report["findings"] if f["rule"] == "PROF-R5"]
+    assert why and "no value conform could write" in why[0]
+
+
+@pytest.mark.req("PROF-R5")
+def test_conform_fill_writes_a_zero_the_runtime_reads_as_the_default(monkeypatch):
+    """Planted: the fill writes a one instead of a zero; the bit check against onnxruntime
+    catches it (the rewritten model pads with 1)."""
+    import onnx
+
+    from sonnx.conform import graph_rules
+
+    real = onnx.helper.make_tensor
+
+    def one(name, elem, dims, vals, raw=False):
+        if raw and dims == [] and not any(vals):
+            return numpy_helper.from_array(np.array(1, np.float32), name)
+        return real(name, elem, dims, vals, raw=raw)
+    monkeypatch.setattr(graph_rules.onnx.helper, "make_tensor", one)
+    out, report = sonnx.conform(_pad_with_gap(TensorProto.FLOAT, np.float32))
+    assert kinds(report) == ["fill-omitted-input"]
+    assert report["check"]["status"] != "passed" and report["exit_code"] == 1

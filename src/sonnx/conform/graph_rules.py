@@ -6,7 +6,9 @@ rules"), on the main graph; each changes how the model is written, never a value
   (no order exists) and stays a finding;
 * drop-empty-inputs (PROF-R5): input names '' at the end of a node's input list are dropped
   (ONNX reads a trailing '' as an omitted input, so the node is the same node); a '' before a
-  named input cannot be dropped (the inputs after it would move) and stays a finding;
+  named input cannot be dropped (the inputs after it would move): where the operator's record
+  says ONNX reads that omitted input as a scalar zero (``Operator.omitted_as_zero``), the zero is
+  written as an initializer and named there (fill-omitted-input); otherwise it stays a finding;
 * remove-dead-node, remove-unused-initializer (PROF-R4): nodes no graph output depends on are
   removed, then the initializers no node reads any more (unless they are graph inputs, part of
   the interface, or graph outputs). No output can change: none is computed from them.
@@ -69,9 +71,56 @@ def drop_empty_inputs(model: onnx.ModelProto, log: Log) -> None:
                                         "of the input list (an omitted optional input either "
                                         "way)", index, node.name, node.op_type))
         if "" in names:
+            names = _fill_zeros(model, index, node, names, log)
+        if "" in names:
             log.blockers.append(Blocker("PROF-R5", "an empty input name before a named input "
                                         "cannot be dropped (the inputs after it would change "
-                                        "places): re-export the node with a tensor there", index))
+                                        "places) and ONNX gives it no value conform could write: "
+                                        "re-export the node with a tensor there", index))
+
+
+def _fill_zeros(model: onnx.ModelProto, index: int, node: onnx.NodeProto, names: list[str],
+                log: Log) -> list[str]:
+    """Name a zero scalar initializer for each '' the operator reads as a scalar zero of another
+    input's element type; the other '' stay. Returns the node's input names after the edit."""
+    import numpy as np
+
+    from ..ops import registry
+    from .rewrite import inferred_types
+
+    if node.domain not in ("", "ai.onnx") or node.op_type not in registry.operators():
+        return names
+    op = registry.operator(node.op_type)
+    types = None
+    taken = ({t.name for t in model.graph.initializer} | {i.name for i in model.graph.input}
+             | {o for n in model.graph.node for o in n.output})
+    for k, name in enumerate(names):
+        source = op.omitted_as_zero.get(op.inputs[k]) if not name and k < len(op.inputs) else None
+        if source is None or op.inputs.index(source) >= len(names):
+            continue
+        if types is None:
+            types = inferred_types(model)
+        tp = types.get(names[op.inputs.index(source)])
+        elem = tp.tensor_type.elem_type if tp is not None and tp.HasField("tensor_type") else 0
+        if not elem:
+            continue                    # the type is unknown: nothing to write, the finding stays
+        new, j = f"{node.name or node.op_type}_{op.inputs[k]}", 1
+        while new in taken:
+            j += 1
+            new = f"{node.name or node.op_type}_{op.inputs[k]}_{j}"
+        taken.add(new)
+        size = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem)).itemsize
+        # all bits zero: +0.0 for every float type (bfloat16 and the 8-bit floats included), 0
+        # for the integers; raw bytes so that no type needs a numpy dtype of its own
+        model.graph.initializer.append(onnx.helper.make_tensor(new, elem, [], bytes(size), raw=True))
+        names[k] = new
+        node.input[k] = new
+        log.rewrites.append(Rewrite("fill-omitted-input", "PROF-R5",
+                                    f"input {k} ({op.inputs[k]}), omitted as '' before a named "
+                                    f"input, written as the scalar zero ONNX reads for it "
+                                    f"({new}, the element type of {source})", index, node.name,
+                                    node.op_type))
+    return names
 
 
 def remove_dead(model: onnx.ModelProto, log: Log) -> None:

@@ -478,4 +478,6 @@ OPERATOR = Operator(
     attributes={"pads": None, "paddings": None, "value": None, "mode": None}, constraints=node_constraints,
     reference=pad_reference, kernel=pad, bind=bind, spec="spec/pad.md", proofs=("proofs/pad.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, constant_inputs=CONSTANT_INPUTS, output_shape=result_shape,
+    # ONNX: "constant_value ... default is 0" (the empty string before axes omits it)
+    omitted_as_zero={"constant_value": "data"},
     comparison="bits", theories=("proofs/tensor.mlw",))

@@ -163,6 +163,11 @@ class Operator:
     # function in the attributes under "input:<name>"; the executor passes it to the kernel as
     # that keyword, not as an operand (issue 29)
     constant_inputs: Mapping[str, str] = field(default_factory=dict)
+    # optional inputs that ONNX reads, when omitted, as a scalar zero of another input's element
+    # type: optional input name -> that input's name. conform writes this scalar (all bits zero:
+    # +0 for the float types, 0 for the integers) where the omission is spelled '' before a named
+    # input, which the profile refuses (PROF-R5) and no dropping can repair
+    omitted_as_zero: Mapping[str, str] = field(default_factory=dict)
     # the shared WhyML theories its proofs use (proofs/tensor.mlw, ...), read by the trace
     theories: tuple[str, ...] = ()
     # the check of how many outputs a node names: (outputs named, opset) -> the operator's

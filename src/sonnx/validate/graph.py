@@ -282,13 +282,28 @@ def findings(model: onnx.ModelProto, *, checked: bool = False,
     return found
 
 
+def _read_as_zero(node: onnx.NodeProto, k: int) -> bool:
+    """Whether the operator's record says ONNX reads input k, omitted, as a scalar zero."""
+    from ..ops import registry
+
+    if node.domain not in ("", "ai.onnx") or node.op_type not in registry.operators():
+        return False
+    op = registry.operator(node.op_type)
+    return k < len(op.inputs) and op.inputs[k] in op.omitted_as_zero
+
+
 def _empty_input(index: int, node: onnx.NodeProto, k: int) -> Finding:
     # req: PROF-R5
     trailing = not any(node.input[k + 1:])
     where = "at the end of its input list" if trailing else "before a named input"
-    advice = ("fix: leave an absent optional input off the end of the input list (sonnx conform "
-              "drops trailing empty names, no bit changes)" if trailing
-              else "fix: re-export the node with every input before its last named one given a "
-                   "tensor")
+    if trailing:
+        advice = ("fix: leave an absent optional input off the end of the input list (sonnx "
+                  "conform drops trailing empty names, no bit changes)")
+    elif _read_as_zero(node, k):
+        advice = ("fix: sonnx conform writes the scalar zero ONNX reads for this omitted input "
+                  "(no bit changes), or re-export the node with the value given")
+    else:
+        advice = ("fix: re-export the node with every input before its last named one given a "
+                  "tensor")
     return _finding("PROF-R5", f"{node.op_type} input {k} is written as the empty name '' "
                     f"({where}), ONNX's spelling of an omitted optional input; {advice}", index, node)
