@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from sonnx.ops.gemm import bound as gemm_bound
+from sonnx.ops import gemm
 
 from .conftest import edge_values
 
@@ -88,12 +89,12 @@ def test_screen_accepts_the_ordinary_case_and_leaves_overflow_to_the_exact_check
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((64, 50)).astype(np.float32), rng.standard_normal((50, 50)).astype(np.float32)
     y = np.matmul(a, b)
-    op = gemm_bound._Operands(y, a, b, None, 1.0, 1.0, False, False, None)
-    assert gemm_bound._screen(op).all()            # the screen does the work, not the fallback
+    op = gemm_bound._Operands(a, b, None, 1.0, 1.0, False, False, None)
+    assert gemm_bound._screen(op, y.astype(np.float64), *gemm_bound._sums(op)).all()   # the screen does the work
     big = np.array([[1e300, 1e300]])               # float64 overflows in the screen
     for y in (np.array([[np.inf]]), np.array([[1.7e308]])):
-        op = gemm_bound._Operands(y, big, big.T, None, 1.0, 1.0, False, False, None)
-        assert not gemm_bound._screen(op).any()
+        op = gemm_bound._Operands(big, big.T, None, 1.0, 1.0, False, False, None)
+        assert not gemm_bound._screen(op, y, *gemm_bound._sums(op)).any()
         assert repr(gemm_bound.outside_bound(y, big, big.T)) == repr(gemm_bound.outside_bound_exact(y, big, big.T))
 
 
@@ -105,10 +106,36 @@ def test_progress_in_tenths_of_a_large_screen():
 
 
 def test_planted_screen_that_accepts_everything_is_caught(monkeypatch):
-    monkeypatch.setattr(gemm_bound, "_screen", lambda op, progress=None: np.ones((op.m, op.n), bool))
+    monkeypatch.setattr(gemm_bound, "_screen", lambda op, y, d, t: np.ones((op.m, op.n), bool))
     assert _mismatches(seed=1, count=20) > 0
 
 
 def test_planted_margin_that_widens_the_bound_is_caught(monkeypatch):
     monkeypatch.setattr(gemm_bound, "DOWN", 1.01)
     assert _mismatches(seed=1, count=20) > 0
+
+
+@pytest.mark.req("GEMM-R7")
+def test_several_results_judged_in_one_screen_as_each_alone():
+    """outside_bounds (what `run --compare` calls for onnxruntime's and sonnx's results at once)
+    gives, per result, exactly the list outside_bound gives it alone; the operands' sums are
+    computed once (counted)."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((6, 40)).astype(np.float32)
+    b = rng.standard_normal((40, 5)).astype(np.float32)
+    c = rng.standard_normal((6, 5)).astype(np.float32)
+    good = gemm.gemm(a, b, c, mode="fast")
+    bad = good.copy()
+    bad[2, 3] = bad[2, 3] * np.float32(1.001) + np.float32(1e-3)
+    bad[5, 0] = np.float32(np.nan)
+    calls = []
+    real = gemm_bound._sums
+    try:
+        gemm_bound._sums = lambda *args: calls.append(1) or real(*args)
+        together = gemm_bound.outside_bounds([bad, good, bad], a, b, c)
+    finally:
+        gemm_bound._sums = real
+    assert len(calls) == 1
+    alone = [gemm_bound.outside_bound(y, a, b, c) for y in (bad, good, bad)]
+    assert repr(together) == repr(alone)
+    assert [(i, j) for i, j, *_ in together[0]] == [(2, 3), (5, 0)] and together[1] == []

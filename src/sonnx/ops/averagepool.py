@@ -21,7 +21,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics import floats
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
 from . import kernel, pool
-from .registry import ConformRule, Operator
+from .registry import ConformRule, Operator, each_result
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "AveragePool"
@@ -205,6 +205,6 @@ OPERATOR = Operator(
     attributes={name: None for name in KERNEL_ATTRIBUTES},
     constraints=node_constraints, reference=averagepool_reference, kernel=averagepool, bind=bind,
     spec="spec/averagepool.md", proofs=("proofs/averagepool.mlw",), kernel_attributes=KERNEL_ATTRIBUTES,
-    output_shape=result_shape, comparison=order_bound_comparison, theories=(),
+    output_shape=result_shape, comparison=each_result(order_bound_comparison), theories=(),
     # conform writes omitted strides/pads with ONNX's default and auto_pad as explicit pads
     conform=ConformRule(rule="AVERAGEPOOL-R1", defaults=pool.DEFAULTS, auto_pad=True))

@@ -27,7 +27,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any
 from ..semantics import floats
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
 from . import kernel
-from .registry import Operator
+from .registry import Operator, each_result
 from .signature import NotConstant, TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "BatchNormalization"
@@ -411,4 +411,4 @@ OPERATOR = Operator(
     constraints=node_constraints, reference=batchnormalization_reference, kernel=batchnormalization, bind=bind,
     spec="spec/batchnormalization.md", proofs=("proofs/batchnormalization.mlw",),
     kernel_attributes=KERNEL_ATTRIBUTES, constant_inputs=CONSTANT_INPUTS, output_shape=result_shape,
-    comparison=outside_bound, theories=("proofs/tensor.mlw",), outputs=output_violations)
+    comparison=each_result(outside_bound), theories=("proofs/tensor.mlw",), outputs=output_violations)

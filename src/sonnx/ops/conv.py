@@ -397,33 +397,47 @@ def outside_bound(y: np.ndarray, x: np.ndarray, w: np.ndarray, b: np.ndarray | N
     """The elements of ``y`` outside CONV-R6's fast-mode bound, as (n, m, flat o, y, Y*, bound):
     per group, Gemm's bound (gemm.bound.outside_bound, GEMM-R7's form) of W's rows by the patch
     matrix with C = B[m] (beta = 1), K = C/group * prod(kernel)."""
-    from .gemm.bound import outside_bound as gemm_outside
+    return outside_bounds([y], x, w, b, limit=limit, progress=progress, **keywords)[0]
+
+
+def outside_bounds(ys, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, limit: int | None = None,
+                   progress=None, **keywords) -> list[list[tuple]]:
+    """``outside_bound`` for several results of the same operands, one list per result: the
+    patches and Gemm's screen of the operands are computed once for all of them."""
+    from .gemm.bound import outside_bounds as gemm_outside
     plan = check(x, w, b, keywords["group"], _ints(keywords["kernel_shape"]), _ints(keywords["pads"]),
                  _ints(keywords["strides"]), _ints(keywords["dilations"]), "exact")
     cols = patches(x, plan)
     n, m, g = x.shape[0], w.shape[0], plan.group
     wm = w.reshape(m, -1)
     mg, kg = m // g, cols.shape[0] // g
-    ys = np.asarray(y).reshape(n, m, -1).swapaxes(0, 1).reshape(m, -1)
-    found = []
+    flat = [np.asarray(y).reshape(n, m, -1).swapaxes(0, 1).reshape(m, -1) for y in ys]
+    found: list[list[tuple]] = [[] for _ in flat]
     for gi in range(g):
         rows = slice(gi * mg, (gi + 1) * mg)
         c = None if b is None else np.ascontiguousarray(np.broadcast_to(b[rows].reshape(mg, 1), (mg, cols.shape[1])))
         try:
-            outside = gemm_outside(ys[rows], wm[rows], cols[gi * kg:(gi + 1) * kg], c, limit=limit, progress=progress)
+            outside = gemm_outside([f[rows] for f in flat], wm[rows], cols[gi * kg:(gi + 1) * kg], c,
+                                   limit=limit, progress=progress)
         except ValueError as exc:       # Gemm's operands A, B, C are W, the patches of X, and B here
             raise ValueError("Conv: X, W or B holds an infinity or a NaN; CONV-R6's fast-mode bound is "
                              "stated for finite operands, so the result is not judged") from exc
-        for i, j, yij, exact, bnd in outside:
-            found.append((j // (cols.shape[1] // n), gi * mg + i, j % (cols.shape[1] // n), yij, exact, bnd))
-    return found[:limit] if limit is not None else found
+        for out, bad in zip(found, outside):
+            for i, j, yij, exact, bnd in bad:
+                out.append((j // (cols.shape[1] // n), gi * mg + i, j % (cols.shape[1] // n), yij, exact, bnd))
+    return [f[:limit] if limit is not None else f for f in found]
 
 
-def fast_bound_comparison(y, args, keywords, progress=None) -> str:
-    """How ``sonnx run --compare`` judges onnxruntime's float result: every element within CONV-R6's
-    bound ("" when within, else the first element outside)."""
+def fast_bound_comparison(results, args, keywords, progress=None) -> list[str]:
+    """How ``sonnx run --compare`` judges float results of a node (onnxruntime's, and sonnx's
+    own): every element within CONV-R6's bound; per result "" when within, else the first
+    element outside."""
     b = args[2] if len(args) > 2 else None
-    bad = outside_bound(y, args[0], args[1], b, limit=1, progress=progress, **keywords)
+    return [_outside_reason(bad) for bad in
+            outside_bounds(results, args[0], args[1], b, limit=1, progress=progress, **keywords)]
+
+
+def _outside_reason(bad: list[tuple]) -> str:
     if not bad:
         return ""
     n, m, o, yv, exact, bnd = bad[0]

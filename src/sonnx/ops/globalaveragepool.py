@@ -19,7 +19,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any
 from ..semantics import floats
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
 from . import kernel, pool
-from .registry import Operator
+from .registry import Operator, each_result
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "GlobalAveragePool"
@@ -146,4 +146,4 @@ OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="pool", type_sets=TYPE_SETS, inputs=("X",), optional=(), attributes={},
     constraints=node_constraints, reference=globalaveragepool_reference, kernel=globalaveragepool, bind=bind,
     spec="spec/globalaveragepool.md", proofs=("proofs/globalaveragepool.mlw",), kernel_attributes={},
-    output_shape=result_shape, comparison=order_bound_comparison, theories=())
+    output_shape=result_shape, comparison=each_result(order_bound_comparison), theories=())

@@ -11,6 +11,7 @@ use because each operator module imports ``Operator`` from here.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import posixpath
 from dataclasses import dataclass, field
@@ -147,8 +148,11 @@ class Operator:
     output_shape: Callable[[Sequence[tuple[int, ...]], Mapping[str, Any]], tuple[int, ...]] | None = None
     # how `sonnx run --compare onnxruntime` judges a node: "bits" (equal bit for bit, a NaN
     # matches any NaN), "bits, zero sign open" (-0 and +0 also match), or a function
-    # (onnxruntime's result, operands, kernel keywords, progress) -> "" or why it is outside the
-    # stated bound, applied to float results (integer results: "bits"); ValueError: not compared
+    # (results, operands, kernel keywords, progress) -> per result "" or why it is outside the
+    # stated bound, applied to float results (integer results: "bits"); ValueError: not
+    # compared. It judges several results of the same operands at once (onnxruntime's and
+    # sonnx's own), so that a bound's work on the operands is done once; each_result makes one
+    # from a judge of a single result
     comparison: str | Callable = "bits"
     c_binding: CBinding | None = None       # its C kernels extracted from the proofs, if any
     conform: ConformRule | None = None      # what conform may repair, if anything
@@ -204,6 +208,15 @@ class Operator:
     def required(self) -> int:
         """How many inputs a node must have."""
         return len(self.inputs) - len(self.optional)
+
+
+def each_result(judge: Callable) -> Callable:
+    """A record's comparison function from ``judge(result, operands, keywords, progress)`` of one
+    result: for bounds whose work on the operands is cheap enough to repeat per result."""
+    @functools.wraps(judge)
+    def judged(results, args, keywords, progress=None) -> list[str]:
+        return [judge(y, args, keywords, progress) for y in results]
+    return judged
 
 
 @lru_cache(maxsize=1)

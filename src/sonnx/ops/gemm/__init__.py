@@ -546,15 +546,21 @@ def result_shape(shapes, keywords) -> tuple[int, int]:
     return (m, n)
 
 
-def fast_bound_comparison(y, args, keywords, progress=None) -> str:
-    """How ``sonnx run --compare`` judges onnxruntime's float result: every element within the
-    fast-mode bound of GEMM-R7 (gemm.bound.outside_bound, the function the operator's tests use;
-    accumulation in float32 for float16/bfloat16/float, float64 for double: a float64 screen
-    proves most elements within it, the exact check on rationals judges the rest). "" when
-    within, else the first element outside; ValueError when it cannot be judged."""
-    from .bound import outside_bound
+def fast_bound_comparison(results, args, keywords, progress=None) -> list[str]:
+    """How ``sonnx run --compare`` judges float results of a node (onnxruntime's, and sonnx's
+    own): every element within the fast-mode bound of GEMM-R7 (gemm.bound.outside_bounds, the
+    function the operator's tests use; accumulation in float32 for float16/bfloat16/float,
+    float64 for double: a float64 screen proves most elements within it, the exact check on
+    rationals judges the rest; the screen's sums of the operands are computed once for every
+    result). Per result "" when within, else the first element outside; ValueError when it
+    cannot be judged."""
+    from .bound import outside_bounds
     c = args[2] if len(args) > 2 else None
-    bad = outside_bound(y, args[0], args[1], c, limit=1, progress=progress, **keywords)
+    return [_outside_reason(bad) for bad in
+            outside_bounds(results, args[0], args[1], c, limit=1, progress=progress, **keywords)]
+
+
+def _outside_reason(bad: list[tuple]) -> str:
     if not bad:
         return ""
     i, j, yij, exact, bound = bad[0]

@@ -66,7 +66,7 @@ class _Operands:
     """The operands as float64 matrices A' (M, K), B' (K, N), C (M, N) or None, and the constants
     of the bound; ValueError for a non-finite operand."""
 
-    def __init__(self, y, a, b, c, alpha, beta, trans_a, trans_b, acc):
+    def __init__(self, a, b, c, alpha, beta, trans_a, trans_b, acc):
         name = dtypes.name_of(a.dtype)
         self.acc = acc or accumulation_type(name)
         self.u, self.eta = _format(self.acc)
@@ -82,10 +82,8 @@ class _Operands:
         self.n = self.bp.shape[1]
         self.alpha, self.beta = float(alpha), float(beta)
         self.gamma = (self.k + 2) * self.u / (1 - (self.k + 2) * self.u)
-        with np.errstate(invalid="ignore"):
-            self.y = y.astype(np.float64)
 
-    def exact(self, i: int, j: int) -> tuple | None:
+    def exact(self, y: np.ndarray, i: int, j: int) -> tuple | None:
         """The element (i, j) judged on rationals: None when within the bound, else (i, j, y_ij,
         Y*_ij, bound) as floats (for messages)."""
         al, be = Fraction(self.alpha), Fraction(self.beta)
@@ -98,7 +96,7 @@ class _Operands:
             s += abs(be) * abs(cij)
         e_acc = self.gamma * s + (abs(al) * self.k + 2) * self.eta
         bound = self.u_t * abs(exact) + (1 + self.u_t) * e_acc + self.eta_t / 2
-        yij = float(self.y[i, j])
+        yij = float(y[i, j])
         if math.isfinite(yij) and abs(Fraction(yij) - exact) <= bound:
             return None
         return (i, j, yij, _as_float(exact), _as_float(bound))
@@ -112,10 +110,10 @@ TINY = 2.0 ** -1074
 
 
 @fpenv.guarded     # the soundness argument is about round to nearest even, subnormals kept
-def _screen(op: _Operands, progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """A boolean (M, N) array: True where the element is proved within the bound (module
-    docstring, points 1-4); False leaves it to the exact check. ``progress(percent)`` is called
-    at each tenth of a large screen."""
+def _sums(op: _Operands, progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """D and T of point 1 (module docstring): the operands' part of the screen, the O(MKN) work,
+    computed once for every result judged against the same operands. ``progress(percent)`` is
+    called at each tenth of a large product."""
     m, k, n = op.m, op.k, op.n
     at = np.ascontiguousarray(op.ap.T)            # row l: column l of A', contiguous
     aat, abp = np.abs(at), np.abs(op.bp)
@@ -133,6 +131,16 @@ def _screen(op: _Operands, progress: Callable[[int], None] | None = None) -> np.
             while tenths and next_tenth <= 10 and (l + 1) * 10 >= next_tenth * k:
                 progress(10 * next_tenth)
                 next_tenth += 1
+    return d, t
+
+
+@fpenv.guarded
+def _screen(op: _Operands, y: np.ndarray, d: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """A boolean (M, N) array: True where the element of ``y`` (float64) is proved within the
+    bound (module docstring, points 2-4, from _sums' D and T); False leaves it to the exact
+    check."""
+    k = op.k
+    with np.errstate(all="ignore"):               # overflow gives inf/NaN: then not accepted
         g = k * 2.0 ** -53 / (1 - k * 2.0 ** -53) * UP
         q_high = (t + k * TINY) / (1 - g) * UP
         q_low = np.maximum((t - k * TINY) / (1 + g) * DOWN, 0.0)
@@ -152,15 +160,15 @@ def _screen(op: _Operands, progress: Callable[[int], None] | None = None) -> np.
         u_t, eta_t = float(op.u_t), float(op.eta_t)                 # likewise (or 0)
         y_low = np.maximum(np.abs(yh) * DOWN - err, 0.0)
         b_low = (u_t * y_low + (1 + u_t) * (gamma * s_low + (al * k + 2) * eta) + eta_t / 2) * DOWN - ABS
-        lhs = (np.abs(op.y - yh) * UP + err) * UP + ABS  # point 4
+        lhs = (np.abs(y - yh) * UP + err) * UP + ABS  # point 4
         # an infinite b_low is no lower bound of the (finite) bound: float64 overflowed
         return np.isfinite(b_low) & (lhs <= b_low)      # NaN compares False: not accepted
 
 
-def _checked(op: _Operands, candidates, limit: int | None) -> list[tuple]:
+def _checked(op: _Operands, y: np.ndarray, candidates, limit: int | None) -> list[tuple]:
     out = []
     for i, j in candidates:
-        bad = op.exact(int(i), int(j))
+        bad = op.exact(y, int(i), int(j))
         if bad is not None:
             out.append(bad)
             if limit is not None and len(out) >= limit:
@@ -181,14 +189,34 @@ def outside_bound(y, a, b, c=None, *, alpha=1.0, beta=1.0, trans_a=False, trans_
     real numbers): ValueError otherwise. ``progress(percent)``: called at each tenth of the
     screen of a large product.
     """
-    op = _Operands(y, a, b, c, alpha, beta, trans_a, trans_b, acc)
-    left = np.argwhere(~_screen(op, progress))    # row-major order
-    return _checked(op, left, limit)
+    return outside_bounds([y], a, b, c, alpha=alpha, beta=beta, trans_a=trans_a, trans_b=trans_b,
+                          acc=acc, limit=limit, progress=progress)[0]
+
+
+def _as_f64(y) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.asarray(y).astype(np.float64)
+
+
+def outside_bounds(ys, a, b, c=None, *, alpha=1.0, beta=1.0, trans_a=False, trans_b=False,
+                   acc: str | None = None, limit: int | None = None,
+                   progress: Callable[[int], None] | None = None) -> list[list[tuple]]:
+    """``outside_bound`` for several results of the same operands (onnxruntime's and sonnx's
+    own, say), one list per result: the screen's sums of the operands, its O(MKN) part, are
+    computed once for all of them."""
+    op = _Operands(a, b, c, alpha, beta, trans_a, trans_b, acc)
+    d, t = _sums(op, progress)
+    out = []
+    for y in ys:
+        y64 = _as_f64(y)
+        left = np.argwhere(~_screen(op, y64, d, t))    # row-major order
+        out.append(_checked(op, y64, left, limit))
+    return out
 
 
 def outside_bound_exact(y, a, b, c=None, *, alpha=1.0, beta=1.0, trans_a=False, trans_b=False,
                         acc: str | None = None, limit: int | None = None) -> list[tuple]:
     """``outside_bound`` with every element judged on rationals (the reference the screen is
     tested against; slow: about 12 us per product)."""
-    op = _Operands(y, a, b, c, alpha, beta, trans_a, trans_b, acc)
-    return _checked(op, ((i, j) for i in range(op.m) for j in range(op.n)), limit)
+    op = _Operands(a, b, c, alpha, beta, trans_a, trans_b, acc)
+    return _checked(op, _as_f64(y), ((i, j) for i in range(op.m) for j in range(op.n)), limit)
