@@ -532,7 +532,8 @@ def test_the_proof_step_with_every_answer_valid_is_ok_and_writes_every_field(ste
     assert (step / "proofs" / "x" / "why3session.xml").read_text() == X_SESSION       # untouched
     calls = why3.calls()
     assert all(c["cwd"] == str(step) for c in calls)
-    assert [c["argv"] for c in calls] == [
+    # the jobs run side by side (prove.jobs()): each call once, in any order
+    assert sorted(c["argv"] for c in calls) == sorted([
         ["-C", "proofs/why3.conf", "replay", "--use-steps", "-L", str(work), str(work / "x")],
         ["-C", "proofs/why3.conf", "prove", "-L", "proofs", "--print-theory", "--debug", "print_locs", "proofs/x.mlw"],
         ["-C", "proofs/why3.conf", "prove", "-L", "proofs", "--type-only", "--debug", "print_modules,print_locs",
@@ -542,11 +543,12 @@ def test_the_proof_step_with_every_answer_valid_is_ok_and_writes_every_field(ste
         ["-C", "proofs/why3.conf", "prove", "-L", "proofs", "--type-only", "--debug", "print_modules,print_locs",
          "proofs/lib/l.mlw"],
         ["-C", "proofs/why3.conf", "prove", "--json", "-P", "cvc5", "-s", str(prove.PY_STEPS["cvc5"]),
-         "-t", str(prove.PY_HANG_GUARD), "-a", "split_vc", "f.py"]]
+         "-t", str(prove.PY_HANG_GUARD), "-a", "split_vc", "f.py"]])
     lines = out.splitlines()
-    assert re.fullmatch(r"prove: \[ *\d+\.\ds\] proofs/x\.mlw: replay ok \(\d+\.\d s\)", lines[0])
-    assert re.fullmatch(r"prove: \[ *\d+\.\ds\] assumptions \(from Why3's view\): 1 listed, 0 problem\(s\)", lines[1])
-    assert re.fullmatch(r"prove: \[ *\d+\.\ds\] f\.py: 1/1 VCs valid \(\d+\.\d s\)", lines[2])
+    progress = sorted(re.sub(r"^prove: \[ *\d+\.\ds\] ", "", line) for line in lines[:3])
+    assert [re.sub(r"\(\d+\.\d s\)$", "(T)", line) for line in progress] == [
+        "assumptions (from Why3's view): 1 listed, 0 problem(s)", "f.py: 1/1 VCs valid (T)",
+        "proofs/x.mlw: replay ok (T)"]
     assert re.fullmatch(r"written build/evidence/proofs\.json in \d+\.\d+ s: OK", lines[-1])
     # each progress line shows the time since the step began, and the file's own time: never
     # more than the whole step, itself no more than the test's wall clock around it
@@ -806,3 +808,38 @@ def test_a_real_session_of_a_tiny_theory_replays_as_built_and_a_goal_made_false_
     assert rep["status"] != "ok" and rep["rc"] != 0 and list(rep["failures"]) == ["g.0"]
     s = proofs.summary(root, {"proofs/t.mlw": rep})
     assert s["goals"][0]["result"].startswith("not proved")
+
+
+def test_how_many_proof_jobs_run_at_once(monkeypatch):
+    """SONNX_PROOF_JOBS sets it (1: one after the other); anything but a positive integer is
+    one clear line, not a traceback; unset: the CPUs this process may use."""
+    monkeypatch.setenv("SONNX_PROOF_JOBS", "3")
+    assert prove.jobs() == 3
+    for bad in ("0", "-1", "two", "1.5"):
+        monkeypatch.setenv("SONNX_PROOF_JOBS", bad)
+        with pytest.raises(SystemExit, match="SONNX_PROOF_JOBS"):
+            prove.jobs()
+    monkeypatch.delenv("SONNX_PROOF_JOBS")
+    assert prove.jobs() == len(os.sched_getaffinity(0))
+
+
+def test_the_proof_jobs_run_side_by_side(step, why3, monkeypatch, capsys):
+    """With two jobs the replay and the front end overlap (each waits for the other to start:
+    one after the other, the first would wait forever; a 10 s guard turns that into a failure)."""
+    import threading
+
+    monkeypatch.setenv("SONNX_PROOF_JOBS", "2")
+    both = threading.Barrier(2, timeout=10)
+    real_replay, real_py = prove.replay_session, prove.prove_py
+
+    def replay(*a, **k):
+        both.wait()
+        return real_replay(*a, **k)
+
+    def front(*a, **k):
+        both.wait()
+        return real_py(*a, **k)
+    monkeypatch.setattr(prove, "replay_session", replay)
+    monkeypatch.setattr(prove, "prove_py", front)
+    rc, s, _ = _run(step, capsys)
+    assert rc == 0 and s["ok"] is True

@@ -17,7 +17,9 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -33,6 +35,16 @@ from sonnx.trace.proofs import (HEADER, LIB_FILES, PROVERS, PY_FILES, Why3Output
 # per-attempt time limit (why3server kills an attempt after it; reported as "hang guard hit",
 # never as a verdict) and HANG_GUARD_S over a whole `why3 replay`.
 HANG_GUARD_S = int(os.environ.get("SONNX_PROOF_HANG_GUARD", "3600"))
+
+
+def jobs() -> int:
+    """How many why3 processes run at once: SONNX_PROOF_JOBS, else the machine's CPUs."""
+    raw = os.environ.get("SONNX_PROOF_JOBS", "")
+    if raw:
+        if not raw.isdigit() or int(raw) < 1:
+            raise SystemExit(f"prove: SONNX_PROOF_JOBS={raw!r} is not a positive integer")
+        return int(raw)
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 def replay_session(root, rel: str, work: Path, hang_guard: int = HANG_GUARD_S) -> dict:
     """`why3 replay --use-steps` of proofs/<stem>/ on a copy in ``work`` (replay rewrites the
@@ -241,26 +253,46 @@ def run(root) -> int:
     work.mkdir(parents=True)
     for f in (root / "proofs").glob("*.mlw"):
         shutil.copy2(f, work / f.name)
-    replays = {}
-    for rel in proofs.mlw_files():
-        rep = replays[rel] = replay_session(root, rel, work)
-        print(f"prove: [{time.monotonic() - t0:6.1f}s] {rel}: replay {rep['status']} "
-              f"({rep['seconds']} s)", flush=True)
-        for line in ([f"{g}: {w}" for g, w in rep["failures"].items()]
-                     or ([] if rep["status"] == "ok" else rep["tail"])):
-            print(f"    {line}", flush=True)
-    assumed = _assumptions(root)
-    print(f"prove: [{time.monotonic() - t0:6.1f}s] assumptions (from Why3's view): "
-          f"{len(assumed['assumptions'])} listed, {len(assumed['problems'])} problem(s)", flush=True)
-    for p in assumed["problems"]:
-        print(f"    {p}", flush=True)
-    py = []
-    for rel in PY_FILES:
+    said = threading.Lock()
+
+    def say(lines: list[str]) -> None:
+        with said:                                   # one job's lines together
+            for line in lines:
+                print(line, flush=True)
+
+    def replay(rel: str) -> dict:
+        rep = replay_session(root, rel, work)
+        say([f"prove: [{time.monotonic() - t0:6.1f}s] {rel}: replay {rep['status']} "
+             f"({rep['seconds']} s)"]
+            + [f"    {line}" for line in ([f"{g}: {w}" for g, w in rep["failures"].items()]
+                                         or ([] if rep["status"] == "ok" else rep["tail"]))])
+        return rep
+
+    def assumptions() -> dict:
+        assumed = _assumptions(root)
+        say([f"prove: [{time.monotonic() - t0:6.1f}s] assumptions (from Why3's view): "
+             f"{len(assumed['assumptions'])} listed, {len(assumed['problems'])} problem(s)"]
+            + [f"    {p}" for p in assumed["problems"]])
+        return assumed
+
+    def front_end(rel: str) -> list[dict]:
         t1 = time.monotonic()
         recs = prove_py(root, rel)
-        py += recs
-        print(f"prove: [{time.monotonic() - t0:6.1f}s] {rel}: {sum(r['result'] == 'valid' for r in recs)}"
-              f"/{len(recs)} VCs valid ({time.monotonic() - t1:.1f} s)", flush=True)
+        say([f"prove: [{time.monotonic() - t0:6.1f}s] {rel}: "
+             f"{sum(r['result'] == 'valid' for r in recs)}/{len(recs)} VCs valid "
+             f"({time.monotonic() - t1:.1f} s)"])
+        return recs
+
+    # The jobs are independent processes (why3 and its provers) and every verdict is decided by
+    # prover steps, so running them side by side changes no verdict, only the wall time; the
+    # longest jobs first (the Python front end, then the sessions in the order listed).
+    with ThreadPoolExecutor(max_workers=jobs()) as pool:
+        py_jobs = [pool.submit(front_end, rel) for rel in PY_FILES]
+        replay_jobs = {rel: pool.submit(replay, rel) for rel in proofs.mlw_files()}
+        assumed_job = pool.submit(assumptions)
+        replays = {rel: job.result() for rel, job in replay_jobs.items()}
+        assumed = assumed_job.result()
+        py = [r for job in py_jobs for r in job.result()]
     s = summary(root, replays, py, assumed)
     s["inputs"] = inputs
     s["budgets"] = {"sessions": "recorded steps + 1 per attempt (why3 replay --use-steps)",
