@@ -139,12 +139,63 @@ class FixedB:
             kern = kernels[bp.dtype]
             k, n = bp.shape
             self.packed = PackedB(kern, _pack_b(kern, self.bp, 0, -(-n // kern.nr)), n)
+            self._b_address = self.packed.bpk.ctypes.data
+        # M -> the padded A' and S buffers of a one-thread fold (_fold_one), reused from call to
+        # call; one caller at a time (another thread meanwhile takes the general path)
+        self._scratch: dict = {}
+        self._lock = threading.Lock()
 
     def fold(self, ap: np.ndarray, threads: int | None = None) -> np.ndarray:
         """fold(ap, B'): ``ap`` (M, K) of B's type (the caller's guarantee, as a bound kernel's)."""
-        if self.packed is None or 0 in ap.shape:
+        packed = self.packed
+        if packed is None or 0 in ap.shape:
             return fold(ap, self.bp, threads)
-        return _fold_compiled(self.packed.kern, ap, self.bp, self.packed.bpk, threads)
+        k, n = self.bp.shape
+        if threads is None and ap.shape[0] * k * n < PARALLEL_WORK and self._lock.acquire(blocking=False):
+            try:
+                return self._fold_one(ap)
+            finally:
+                self._lock.release()
+        return _fold_compiled(packed.kern, ap, self.bp, packed.bpk, threads)
+
+    # req: GEMM-R7
+    def _fold_one(self, ap: np.ndarray) -> np.ndarray:
+        """_fold_compiled on one thread (the same calls of the compiled fold over the same
+        panels: the same bits), without its per-call allocations where padding needs buffers:
+        the padded rows of A' and the padded S are kept (their pads stay zero: only the first M
+        rows of A' are written, and S is zeroed before each fold) and S's first N columns
+        copied out; the machine addresses are read once."""
+        kern, bpk = self.packed.kern, self.packed.bpk
+        m, k = ap.shape
+        n = self.bp.shape[1]
+        cpan = bpk.shape[0]
+        sc = self._scratch.get(m)
+        if sc is None:
+            if len(self._scratch) >= 4:         # a caller with ever new M: keep a few
+                self._scratch.clear()
+            rows, cols = -(-m // kern.mr) * kern.mr, cpan * kern.nr
+            apk = np.zeros((rows, k), ap.dtype) if rows != m else None
+            s = np.zeros((rows, cols), ap.dtype) if cols != n else None
+            sc = self._scratch[m] = (apk, None if apk is None else apk.ctypes.data,
+                                     s, None if s is None else s.ctypes.data, rows // kern.mr)
+        apk, a_address, s, s_address, rpan = sc
+        if apk is None:                         # no padding: A' read in place, as _padded does
+            if not (ap.flags.c_contiguous and ap.flags.aligned):
+                ap = np.ascontiguousarray(ap)
+            a_address = ap.ctypes.data
+        else:
+            apk[:m] = ap
+        if s is None:                           # S has N columns: the result itself
+            out = np.zeros((rpan * kern.mr, n), ap.dtype)
+            s_address = out.ctypes.data
+        else:
+            s.fill(0)
+        chunk = max(1, MC_BYTES // (KC * kern.mr * ap.itemsize))
+        for p in range(0, rpan, chunk):
+            kern.fold(a_address, self._b_address, s_address, k, cpan, p, min(rpan, p + chunk), 0, cpan, KC)
+        if s is None:
+            return out if out.shape[0] == m else out[:m]
+        return s[:m, :n].copy()
 
 
 def _pack_b(kern, bp: np.ndarray, q0: int, q1: int, bpk: np.ndarray | None = None) -> np.ndarray:
