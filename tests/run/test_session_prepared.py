@@ -131,10 +131,12 @@ def test_a_bound_gemm_given_other_arrays_computes_with_them(mode):
     a, b, c = (special(rng, s, np.float32) for s in ((4, 6), (6, 5), (4, 5)))
     bound = gemm_module.bind(a, b, c, alpha=0.5, beta=2.0, mode=mode, fixed=(1, 2))
     b2, c2 = special(rng, (6, 5), np.float32), special(rng, (4, 5), np.float32)
+    only_b = gemm_module.bind(a, b, c, alpha=0.5, beta=2.0, mode=mode, fixed=(1,))    # C fed each call
     with np.errstate(all="ignore"):
         for bb, cc in ((b2, c), (b, c2), (b2, c2), (b, c)):
             expected = sonnx.gemm(a, bb, cc, alpha=0.5, beta=2.0, mode=mode)
             assert_same_bits(bound(a, bb, cc), expected)
+            assert_same_bits(only_b(a, bb, cc), expected)
 
 
 @pytest.mark.req("GEMM-R7")

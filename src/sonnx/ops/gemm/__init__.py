@@ -563,6 +563,16 @@ def _prepared(plan: _Plan, b0: np.ndarray | None, c0: np.ndarray | None, alpha: 
     folder = fold.FixedB(bp) if exact and bp is not None else None
     scale = acc.type(alpha)
 
+    def finish(s, fresh):
+        # alpha * s, then + beta * C when prepared: the operations below, each writing a new
+        # array when s is the fold's kept buffer (one pass instead of a copy and then the add)
+        y = s if fresh else None
+        if alpha != 1.0:
+            y = np.multiply(scale, s, out=y)
+        if cb is not None:
+            return np.add(s if y is None else y, cb, out=y)
+        return s.copy() if y is None else y
+
     def bound(a, b, c=None):
         if (b0 is not None and b is not b0) or (c0 is not None and c is not c0):
             return _apply(plan, a, b, c, alpha, beta)          # not the arrays prepared for
@@ -572,6 +582,9 @@ def _prepared(plan: _Plan, b0: np.ndarray | None, c0: np.ndarray | None, alpha: 
         bq = bp if bp is not None else (b.T if plan.tb else b).astype(acc, copy=False)
         # GEMM-R7: the fold (exact) or BLAS (fast), then alpha * s + (beta * C), as _exact_float
         # and _fast_float (numpy's warnings are off: the caller's np.errstate)
+        if folder is not None and (c is None or cb is not None):
+            y = folder.fold(ap, finish=finish)  # alpha and the prepared beta * C: by finish
+            return y if y.dtype == out else y.astype(out)
         if folder is not None:
             y = folder.fold(ap)
         elif exact:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import threading
 import warnings
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -116,6 +116,10 @@ def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarr
     return _fold_compiled(kernels[ap.dtype], ap, bp, None, threads)
 
 
+def _copied(s: np.ndarray, fresh: bool) -> np.ndarray:
+    return s if fresh else s.copy()
+
+
 class PackedB(NamedTuple):
     """B' (K, N) packed once for the compiled fold (``FixedB.packed``): what ``fold`` would pack
     on every call, kept for a B' that does not change (a model's weights)."""
@@ -145,26 +149,30 @@ class FixedB:
         self._scratch: dict = {}
         self._lock = threading.Lock()
 
-    def fold(self, ap: np.ndarray, threads: int | None = None) -> np.ndarray:
-        """fold(ap, B'): ``ap`` (M, K) of B's type (the caller's guarantee, as a bound kernel's)."""
+    def fold(self, ap: np.ndarray, threads: int | None = None,
+             finish: Callable[[np.ndarray, bool], np.ndarray] = _copied) -> np.ndarray:
+        """finish(fold(ap, B'), fresh): ``ap`` (M, K) of B's type (the caller's guarantee, as a
+        bound kernel's). ``finish`` makes the result from S (M, N) given as a new array
+        (``fresh``: it may work in place) or as a view of a kept buffer that the next call
+        overwrites (it must not return it): by default a copy of a view."""
         packed = self.packed
         if packed is None or 0 in ap.shape:
-            return fold(ap, self.bp, threads)
+            return finish(fold(ap, self.bp, threads), True)
         k, n = self.bp.shape
         if threads is None and ap.shape[0] * k * n < PARALLEL_WORK and self._lock.acquire(blocking=False):
             try:
-                return self._fold_one(ap)
+                return self._fold_one(ap, finish)
             finally:
                 self._lock.release()
-        return _fold_compiled(packed.kern, ap, self.bp, packed.bpk, threads)
+        return finish(_fold_compiled(packed.kern, ap, self.bp, packed.bpk, threads), True)
 
     # req: GEMM-R7
-    def _fold_one(self, ap: np.ndarray) -> np.ndarray:
+    def _fold_one(self, ap: np.ndarray, finish: Callable[[np.ndarray, bool], np.ndarray]) -> np.ndarray:
         """_fold_compiled on one thread (the same calls of the compiled fold over the same
         panels: the same bits), without its per-call allocations where padding needs buffers:
         the padded rows of A' and the padded S are kept (their pads stay zero: only the first M
         rows of A' are written, and S is zeroed before each fold) and S's first N columns
-        copied out; the machine addresses are read once."""
+        given to ``finish`` as a view; the machine addresses are read once."""
         kern, bpk = self.packed.kern, self.packed.bpk
         m, k = ap.shape
         n = self.bp.shape[1]
@@ -194,8 +202,8 @@ class FixedB:
         for p in range(0, rpan, chunk):
             kern.fold(a_address, self._b_address, s_address, k, cpan, p, min(rpan, p + chunk), 0, cpan, KC)
         if s is None:
-            return out if out.shape[0] == m else out[:m]
-        return s[:m, :n].copy()
+            return finish(out if out.shape[0] == m else out[:m], True)
+        return finish(s[:m, :n], False)
 
 
 def _pack_b(kern, bp: np.ndarray, q0: int, q1: int, bpk: np.ndarray | None = None) -> np.ndarray:
