@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -173,3 +174,30 @@ def test_constant_weights_are_packed_once_not_per_run(monkeypatch):
     for _ in range(3):
         session.run(None, {"A": a})
     assert len(calls) == made
+
+
+def test_a_run_holds_each_intermediate_only_until_its_last_reader():
+    """Session.run (executor.Program) frees a computed value's slot after the last node that
+    reads it, as execute drops it: before each node only the values a later node reads (or the
+    graph returns) are still alive."""
+    from .models import inputs, mlps
+    for _, model in mlps():
+        session = Session(model)
+        steps, program = session._steps, session._program
+        outputs = {o.name for o in model.graph.output}
+        refs: dict[int, weakref.ref] = {}
+        alive: list[list[int]] = []
+        wrapped = []
+        for i, (kernel, get, single, out, free) in enumerate(program.program):
+            def watched(*args, kernel=kernel, i=i):
+                alive.append(sorted(j for j, r in refs.items() if r() is not None))
+                y = kernel(*args)
+                refs[i] = weakref.ref(y)
+                return y
+            wrapped.append((watched, get, single, out, free))
+        program.program = tuple(wrapped)
+        session.run(None, inputs(model)[0])
+        for i in range(len(steps)):
+            expected = [j for j in range(i) if steps[j].output in outputs
+                        or any(steps[j].output in later.inputs for later in steps[i:])]
+            assert alive[i] == expected, (i, alive[i], expected)
