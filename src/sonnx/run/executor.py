@@ -213,9 +213,10 @@ def plan(loaded: Loaded, mode: str, engine: str = "default") -> list[Step]:
         kwargs.update(constants)
         args = [like[name] for name in inputs]
         bind_args, bind_kwargs = args, {}
-        if _binds_fixed(node.op_type):
+        if engine == "default" and _binds_fixed(node.op_type):
             # a graph constant (an initializer that no feed can replace) is the same array on
-            # every run: the kernel gets it now, to prepare it once
+            # every run: the kernel gets it now, to prepare it once (not for the proved engine,
+            # whose C kernels replace the bound ones)
             fixed = tuple(k for k, name in enumerate(inputs)
                           if name in loaded.constants and name not in loaded.inputs)
             bind_args = [loaded.constants[name] if k in fixed else a for k, (name, a) in enumerate(zip(inputs, args))]
