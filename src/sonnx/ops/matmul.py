@@ -199,11 +199,14 @@ def matmul(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "ex
 
 
 # req: MATMUL-R1, MATMUL-R5
-def bind(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exact"):
+def bind(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST, mode: str = "exact",
+         fixed: tuple[int, ...] = ()):
     """``matmul`` checked once now for arrays like ``a`` and ``b``: Gemm's bound kernel (see
-    gemm.bind), after MatMul's own checks (the same refusals as ``matmul``)."""
+    gemm.bind; ``fixed`` as there: B at position 1 is Gemm's B), after MatMul's own checks (the
+    same refusals as ``matmul``)."""
     check(a, b, mode, opset)
-    return gemm.bind(a, b, None, mode=mode, opset=gemm.LATEST, **gemm_arguments())
+    return gemm.bind(a, b, None, mode=mode, opset=gemm.LATEST, fixed=tuple(k for k in fixed if k == 1),
+                     **gemm_arguments())
 
 
 

@@ -205,7 +205,20 @@ def bind(x: np.ndarray, *, opset: int = LATEST):
     """``relu`` checked once now for arrays like ``x`` (the same refusals): a function of the
     array alone, for the caller to run under fpenv.guarded (see gemm.bind)."""
     check(x, opset=opset)
-    return _apply
+    native = x.dtype.newbyteorder("=")
+    if x.dtype != native or native.kind not in "fV":
+        return _apply
+    zero, bits = np.zeros((), dtype=native), np.dtype(f"uint{8 * native.itemsize}")
+
+    # req: RELU-R3
+    def bound(x):
+        # _apply's operations for a float x of this native type, its lookups done once (numpy's
+        # warnings are off: the caller's np.errstate, as for every bound kernel)
+        keep = np.logical_not(x <= zero)
+        y = np.empty(x.shape, dtype=bits)
+        np.multiply(x.view(bits), keep, out=y)
+        return y.view(native)
+    return bound
 
 
 

@@ -15,6 +15,7 @@ import os
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Callable
 
 import numpy as np
@@ -60,6 +61,14 @@ class Loaded:
 @lru_cache(maxsize=None)
 def _takes_mode(op_type: str) -> bool:
     return "mode" in inspect.signature(operator(op_type).kernel).parameters
+
+
+@lru_cache(maxsize=None)
+def _binds_fixed(op_type: str) -> bool:
+    """The operator's ``bind`` takes ``fixed``: the positions of operands that are the graph's
+    constants, passed as their real arrays so that it can prepare them once (Gemm packs B)."""
+    bind = operator(op_type).bind
+    return bind is not None and "fixed" in inspect.signature(bind).parameters
 
 
 def run_node(op_type: str, args: list[np.ndarray], attrs: dict, *, mode: str, opset: int | None = None) -> np.ndarray:
@@ -203,9 +212,18 @@ def plan(loaded: Loaded, mode: str, engine: str = "default") -> list[Step]:
         inputs = tuple(name for name in inputs if name)
         kwargs.update(constants)
         args = [like[name] for name in inputs]
+        bind_args, bind_kwargs = args, {}
+        if engine == "default" and _binds_fixed(node.op_type):
+            # a graph constant (an initializer that no feed can replace) is the same array on
+            # every run: the kernel gets it now, to prepare it once (not for the proved engine,
+            # whose C kernels replace the bound ones)
+            fixed = tuple(k for k, name in enumerate(inputs)
+                          if name in loaded.constants and name not in loaded.inputs)
+            bind_args = [loaded.constants[name] if k in fixed else a for k, (name, a) in enumerate(zip(inputs, args))]
+            bind_kwargs = {"fixed": fixed}
         cov = None
         try:
-            kernel = op.bind(*args, **kwargs, opset=loaded.opset)
+            kernel = op.bind(*bind_args, **kwargs, **bind_kwargs, opset=loaded.opset)
             shape, dtype = _result_signature(node.op_type, args, kwargs)
         except Exception as exc:   # a conformant model's node never fails: say which one did
             raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
@@ -243,6 +261,14 @@ def execute(loaded: Loaded, steps: list[Step], feeds: dict[str, np.ndarray],
             progress: Progress | None = None, keep_all: bool = False) -> dict[str, np.ndarray]:
     """The graph's outputs (every value with ``keep_all``) for ``feeds`` (checked by the caller:
     run.io.check_feeds), through the planned ``steps``. ``progress`` is called before each node."""
+    # IEEE overflow and NaN are the defined results, never warnings: set once for the graph
+    # (bound kernels rely on it instead of entering numpy's errstate at every node)
+    with np.errstate(all="ignore"):
+        return _execute(loaded, steps, feeds, progress, keep_all)
+
+
+def _execute(loaded: Loaded, steps: list[Step], feeds: dict[str, np.ndarray],
+             progress: Progress | None, keep_all: bool) -> dict[str, np.ndarray]:
     values = dict(loaded.constants)
     values.update(feeds)
     t0 = time.perf_counter()
@@ -261,6 +287,52 @@ def execute(loaded: Loaded, steps: list[Step], feeds: dict[str, np.ndarray],
     if keep_all:
         return values
     return {o.name: values[o.name] for o in loaded.model.graph.output}
+
+
+class Program:
+    """The planned steps compiled for repeated runs (Session.run): every value gets a slot of a
+    list, the constants are placed once, each step reads its operands by slot and frees the
+    slots of values it reads last. The same kernels, in the same order, on the same operands as
+    ``execute``; only the bookkeeping between them is done at planning time."""
+
+    def __init__(self, loaded: Loaded, steps: list[Step]):
+        slots: dict[str, int] = {}
+
+        def slot(name: str) -> int:
+            return slots.setdefault(name, len(slots))
+        template_items = [(slot(name), value) for name, value in loaded.constants.items()]
+        self.feed_slots = {name: slot(name) for name in loaded.inputs}
+        program = []
+        for step in steps:
+            ins = tuple(slot(name) for name in step.inputs)
+            program.append((step.kernel, ins[0] if len(ins) == 1 else itemgetter(*ins), len(ins) == 1,
+                            slot(step.output), tuple(slots[name] for name in step.last_uses)))
+        self.template = [None] * len(slots)
+        for k, value in template_items:
+            self.template[k] = value
+        self.program = tuple(program)
+        self.steps = steps
+        self.output_slots = {o.name: slots[o.name] for o in loaded.model.graph.output}
+
+    @fpenv.guarded     # once per run, as execute
+    def run(self, feeds: dict[str, np.ndarray], output_slots: list[int]) -> list[np.ndarray]:
+        """The values of ``output_slots`` for ``feeds`` (checked by the caller)."""
+        values = self.template.copy()
+        feed_slots = self.feed_slots
+        for name, value in feeds.items():
+            values[feed_slots[name]] = value
+        i = 0
+        with np.errstate(all="ignore"):     # as execute
+            try:
+                for kernel, get, single, out, free in self.program:
+                    values[out] = kernel(values[get]) if single else kernel(*get(values))
+                    for k in free:
+                        values[k] = None
+                    i += 1
+            except Exception as exc:   # a conformant model's node never fails: say which one did
+                node = self.steps[i].node
+                raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
+        return [values[k] for k in output_slots]
 
 
 def run_graph(loaded: Loaded, feeds: dict[str, np.ndarray], mode: str = "exact",

@@ -6,7 +6,9 @@ every node (executor.plan: each kernel's checks done once for the node's operand
 attributes, mode and opset). ``run(output_names, feeds)`` then checks only the feeds, by the
 very function ``sonnx run`` checks its input files with (io.check_feeds: names, element type,
 shape, nothing cast or broadcast), and runs the planned kernels in the default floating-point
-environment (executor.execute is fpenv.guarded).
+environment (executor.Program.run is fpenv.guarded, once per run): the plan's bookkeeping
+(operand slots, constants placed, each constant weight prepared by its kernel's bind) is done
+here once, so that a run costs the kernels and little else.
 """
 from __future__ import annotations
 
@@ -32,6 +34,8 @@ class Session:
         self.loaded = executor.load(model_or_path)
         self._steps = executor.plan(self.loaded, mode, engine)
         self.output_names = [o.name for o in self.loaded.model.graph.output]
+        self._program = executor.Program(self.loaded, self._steps)
+        self._all_slots = [self._program.output_slots[n] for n in self.output_names]
 
     def proofs(self) -> list[dict]:
         """Per node (graph order) under the proved engine: the C entry point that runs it, the
@@ -48,12 +52,15 @@ class Session:
         """The outputs named (all the graph's outputs, in graph order, for None) for ``feeds``
         (name -> array of the declared type and shape). InputError for feeds that do not
         match the model (the messages of ``sonnx run``) or an unknown output name."""
-        wanted = self.output_names if output_names is None else list(output_names)
-        unknown = [n for n in wanted if n not in self.output_names]
-        if unknown:
-            raise InputError(f"the model has no output {unknown[0]!r}; its outputs: {', '.join(self.output_names)}")
-        values = self.evaluate(check_feeds(dict(feeds), self.loaded.inputs))
-        return [values[n] for n in wanted]
+        if output_names is None:
+            slots = self._all_slots
+        else:
+            wanted = list(output_names)
+            unknown = [n for n in wanted if n not in self.output_names]
+            if unknown:
+                raise InputError(f"the model has no output {unknown[0]!r}; its outputs: {', '.join(self.output_names)}")
+            slots = [self._program.output_slots[n] for n in wanted]
+        return self._program.run(check_feeds(dict(feeds), self.loaded.inputs), slots)
 
     def evaluate(self, feeds: dict[str, np.ndarray], progress: executor.Progress | None = None,
                  keep_all: bool = False) -> dict[str, np.ndarray]:

@@ -524,18 +524,84 @@ def _apply(plan: _Plan, a, b, c, alpha, beta) -> np.ndarray:
 # req: GEMM-R1, GEMM-R7
 def bind(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: float = 1.0,
          beta: float = 1.0, trans_a: bool = False, trans_b: bool = False, mode: str = "exact",
-         opset: int = LATEST) -> Callable[..., np.ndarray]:
+         opset: int = LATEST, fixed: tuple[int, ...] = ()) -> Callable[..., np.ndarray]:
     """``gemm`` with everything but the arrays fixed and checked now (the same checks, same
     refusals): a function of (A, B[, C]) for arrays of the shapes and element types of ``a``,
     ``b``, ``c`` (only their signatures are read). The caller guarantees those signatures and
-    runs it under fpenv.guarded (sonnx.run.session.Session does both); the arithmetic is
-    gemm's own (_apply)."""
+    runs it under fpenv.guarded with numpy's floating-point warnings off (executor.execute and
+    Session do both); the arithmetic is gemm's own (_apply).
+
+    ``fixed``: the positions (1: B, 2: C) of operands given here as the arrays every call will
+    pass (a model's weights). Float B is then oriented, widened and, in exact mode, packed for
+    the compiled fold once, and beta * C computed once (the same operation on the same values:
+    the same bits); a call with other arrays there takes the unprepared path."""
     plan = check(a, b, c, alpha, beta, trans_a, trans_b, mode, opset)
+    if plan.acc is None or not (1 in fixed or (2 in fixed and c is not None)):
+        def bound(a, b, c=None):
+            return _apply(plan, a, b, c, alpha, beta)
+        return bound
+    return _prepared(plan, b if 1 in fixed else None, c if 2 in fixed else None, float(alpha), float(beta),
+                     mode == "exact")
+
+
+@fpenv.guarded      # bind runs at planning time: the prepared values are computed as a run would
+def _prepared(plan: _Plan, b0: np.ndarray | None, c0: np.ndarray | None, alpha: float, beta: float,
+              exact: bool) -> Callable[..., np.ndarray]:
+    """gemm's bound kernel for float T with a fixed B (``b0``) and/or C (``c0``): what _apply and
+    _exact_float/_fast_float compute from them on every call is computed here once."""
+    acc, out, ta = plan.acc, plan.out, plan.ta
+    with np.errstate(all="ignore"):
+        cb = None
+        if c0 is not None:
+            # _exact_float and _fast_float both give beta * C (beta != 1) or C, in acc
+            cb = c0.astype(acc)
+            if beta != 1.0:
+                np.multiply(acc.type(beta), cb, out=cb)
+    # B' as _apply gives it to the kernel (a view of B transposed, widened if T is narrower),
+    # and, in exact mode, packed once for the fold
+    bp = None if b0 is None else (b0.T if plan.tb else b0).astype(acc, copy=False)
+    folder = fold.FixedB(bp) if exact and bp is not None else None
+    scale = acc.type(alpha)
+
+    def finish(s, fresh):
+        # alpha * s, then + beta * C when prepared: the operations below, each writing a new
+        # array when s is the fold's kept buffer (one pass instead of a copy and then the add)
+        y = s if fresh else None
+        if alpha != 1.0:
+            y = np.multiply(scale, s, out=y)
+        if cb is not None:
+            return np.add(s if y is None else y, cb, out=y)
+        return s.copy() if y is None else y
 
     def bound(a, b, c=None):
-        return _apply(plan, a, b, c, alpha, beta)
+        if (b0 is not None and b is not b0) or (c0 is not None and c is not c0):
+            return _apply(plan, a, b, c, alpha, beta)          # not the arrays prepared for
+        ap = a.T if ta else a
+        if ap.dtype != acc:
+            ap = ap.astype(acc)                  # exact widening (float16/bfloat16 -> float32)
+        bq = bp if bp is not None else (b.T if plan.tb else b).astype(acc, copy=False)
+        # GEMM-R7: the fold (exact) or BLAS (fast), then alpha * s + (beta * C), as _exact_float
+        # and _fast_float (numpy's warnings are off: the caller's np.errstate)
+        if folder is not None and (c is None or cb is not None):
+            y = folder.fold(ap, finish=finish)  # alpha and the prepared beta * C: by finish
+            return y if y.dtype == out else y.astype(out)
+        if folder is not None:
+            y = folder.fold(ap)
+        elif exact:
+            y = fold.fold(ap, bq)
+        else:
+            y = np.matmul(ap, bq)
+        if alpha != 1.0:
+            np.multiply(scale, y, out=y)
+        if c is not None:
+            if cb is not None:
+                np.add(y, cb, out=y)
+            elif beta != 1.0:
+                np.add(y, np.multiply(acc.type(beta), c.astype(acc)), out=y)
+            else:
+                np.add(y, c.astype(acc, copy=False), out=y)
+        return y if y.dtype == out else y.astype(out)    # the single final RNE rounding to T
     return bound
-
 
 
 def result_shape(shapes, keywords) -> tuple[int, int]:
