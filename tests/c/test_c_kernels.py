@@ -224,6 +224,48 @@ def test_planted_fma_build_is_caught(tmp_path):
         assert_same_bits(y, sonnx.gemm(a, b, c))
 
 
+# --- vectorised loops: present in the object code, and the same bits at every length ------------
+
+def test_the_element_wise_loops_are_vectorised_and_a_scalar_build_is_caught(tmp_path):
+    """The object-code check of tools/extract-c: the library built with CFLAGS has the packed
+    instruction every record asks for; built with GCC's -O2 default cost model ("very-cheap",
+    which vectorises none of these loops) the check names every one of them."""
+    from sonnx_dev import extract_c
+    import platform
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the packed instructions named in the records are x86-64's")
+    asked = [e.name for b in ck._BINDINGS for e in b.entries if e.packed]
+    assert len(asked) == 14      # Mul/Add/Sub f32, f64, u32 (+ Add/Sub u64); Relu f32, f64, i32
+    assert extract_c.scalar_loops(ck.build(tmp_path / "good")) == []
+    scalar_flags = tuple("-fvect-cost-model=very-cheap" if f.startswith("-fvect-cost-model") else f
+                         for f in ck.CFLAGS)
+    missing = extract_c.scalar_loops(ck.build(tmp_path / "scalar", flags=scalar_flags))
+    assert sorted(m.split(":")[0] for m in missing) == sorted(asked)
+
+
+def _ufunc_kernels():
+    return {"Mul": np.multiply, "Add": np.add, "Sub": np.subtract}
+
+
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
+@pytest.mark.parametrize("name", ["float", "double", "int32", "uint32", "int64", "uint64"])
+def test_every_length_and_alignment_gives_the_same_bits(name):
+    """The vectorised loops have a packed part, a scalar remainder and (for inputs that are not
+    16-byte aligned) a peeled start: every length 1..40, and slices starting at each element
+    offset, give what numpy's ufuncs give (IEEE, one rounding per element; wrap-around for
+    integers), and Relu its reference loop."""
+    base = np.concatenate([edge_values(name), _random_bits(name, 300, 11)])
+    other = _random_bits(name, base.size, 12)
+    for start in range(4):
+        for n in list(range(1, 41)) + [base.size - start]:
+            a, b = base[start:start + n], other[start:start + n]
+            with np.errstate(all="ignore"):
+                for op, ufunc in _ufunc_kernels().items():
+                    assert_same_bits(OPS[op][0](a, b), ufunc(a, b))
+            if name in relu_op.TYPE_SETS[relu_op.LATEST]:
+                assert_same_bits(ck.relu(a), to_numpy(relu_op.relu_reference(from_numpy(a))))
+
+
 # --- MatMul: Gemm's C kernel with alpha = 1, no C -----------------------------------------------
 
 @pytest.mark.req("MATMUL-R1")

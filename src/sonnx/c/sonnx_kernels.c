@@ -1,6 +1,6 @@
 /* sonnx C kernels: the entry points (hand-written; the bodies are the C extracted from the
  * proofs, included below). Compile this one file:
- *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c sonnx_kernels.c
+ *   gcc -std=c11 -O2 -fvect-cost-model=cheap -ffp-contract=off -msse2 -mfpmath=sse -c sonnx_kernels.c
  *
  * Why a wrapper: the proofs speak of IEEE operations rounded to nearest even (RNE) with
  * subnormals kept, but C's + and * round as the calling thread's floating-point environment

@@ -51,6 +51,9 @@ class CEntry:
     theory: str                     # the WhyML module holding the function of the same name
     ids: tuple[str, ...]            # the requirement IDs of that function's goal
     argtypes: tuple                 # its ctypes argument types (it returns nothing)
+    # x86-64: a packed (SIMD) instruction the compiled body must hold, i.e. its loop is
+    # vectorised (tools/extract-c checks it in the object code); "" when none is required
+    packed: str = ""
 
 
 @dataclass(frozen=True)

@@ -224,8 +224,10 @@ _C_PROOF = "proofs/relu_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, out, n
 C_BINDING = CBinding(
     source="relu_c.c", proof=_C_PROOF, wrapper=relu_c,
-    entries=tuple(CEntry(f"sonnx_relu_{t}", _C_PROOF, f"ReluC{w}", ("RELU-R3",), _C_ARGS)
-                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("i32", "Int32"), ("i64", "Int64"))))
+    entries=tuple(CEntry(f"sonnx_relu_{t}", _C_PROOF, f"ReluC{w}", ("RELU-R3",), _C_ARGS, packed)
+                  # packed: the SSE2 comparison of the vectorised loop (SSE2 has no 64-bit one)
+                  for t, w, packed in (("f32", "Float32", "cmpleps"), ("f64", "Float64", "cmplepd"),
+                                       ("i32", "Int32", "pcmpgtd"), ("i64", "Int64", ""))))
 
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="unary", type_sets=TYPE_SETS, inputs=("X",), optional=(),
