@@ -71,6 +71,9 @@ class CBinding:
     # is that one's special case, the IDs of this operator that proof covers), e.g. MatMul as
     # Gemm; the proved engine and the trace cite both proofs
     via: tuple[str, str, tuple[str, ...]] | None = None
+    # the operator's default kernel (sonnx.<stem>, the default engine) runs these entry points on
+    # the element types they take as they are (c_kernels.default_entry); numpy for the others
+    default: bool = False
 
 
 @dataclass(frozen=True)
