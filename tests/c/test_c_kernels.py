@@ -17,11 +17,22 @@ from sonnx.semantics.tensor import from_numpy, to_numpy
 from ..ops.conftest import assert_same_bits, cross, edge_values
 from ..ops.test_elementwise import HALF_FORMATS, _onnx_cases, half_mismatches, onnx_cases
 
-# operator: (C kernel, Python kernel, reference loop, exact op on float64 for the half oracle, type set)
+
+
+def _numpy(ufunc):
+    """numpy's ufunc, the arithmetic of sonnx.<op> before its proved C kernels became its default
+    for their types (sonnx.<op> now runs them: comparing with it would compare the C with itself)."""
+    def run(a, b):
+        with np.errstate(all="ignore"):
+            return np.asarray(ufunc(a, b))
+    return run
+
+
+# operator: (C kernel, numpy kernel, reference loop, exact op on float64 for the half oracle, type set)
 OPS = {
-    "Mul": (ck.mul, sonnx.mul, mul_op.mul_reference, np.multiply, mul_op.TYPE_SETS[mul_op.LATEST]),
-    "Add": (ck.add, sonnx.add, add_op.add_reference, np.add, add_op.TYPE_SETS[add_op.LATEST]),
-    "Sub": (ck.sub, sonnx.sub, sub_op.sub_reference, np.subtract, sub_op.TYPE_SETS[sub_op.LATEST]),
+    "Mul": (ck.mul, _numpy(np.multiply), mul_op.mul_reference, np.multiply, mul_op.TYPE_SETS[mul_op.LATEST]),
+    "Add": (ck.add, _numpy(np.add), add_op.add_reference, np.add, add_op.TYPE_SETS[add_op.LATEST]),
+    "Sub": (ck.sub, _numpy(np.subtract), sub_op.sub_reference, np.subtract, sub_op.TYPE_SETS[sub_op.LATEST]),
 }
 CASES = [(op, name) for op, rec in OPS.items() for name in sorted(rec[4])]
 IDS = [f"{op}-{name}" for op, name in CASES]
@@ -264,6 +275,46 @@ def test_every_length_and_alignment_gives_the_same_bits(name):
                     assert_same_bits(OPS[op][0](a, b), ufunc(a, b))
             if name in relu_op.TYPE_SETS[relu_op.LATEST]:
                 assert_same_bits(ck.relu(a), to_numpy(relu_op.relu_reference(from_numpy(a))))
+
+
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
+@pytest.mark.parametrize("name", ["float", "double", "uint32", "uint64", "int32", "int64"])
+def test_the_default_kernels_run_the_proved_entry_points_with_numpys_bits(name, monkeypatch):
+    """sonnx.mul/add/sub/relu run the proved C entry point on the types their records make the
+    default (c_kernels.default_entry; counted here by wrapping it) and give numpy's bits on every
+    layout the C path handles apart: contiguous, transposed (copied), read-only (another address
+    path), rank 0, and B in the other byte order (numpy's ufunc runs)."""
+    dt = dtypes.numpy_dtype(name)
+    calls = []
+    real = ck.call_binary, ck.call_unary
+    monkeypatch.setattr(ck, "call_binary", lambda fn, a, b: calls.append(fn) or real[0](fn, a, b))
+    monkeypatch.setattr(ck, "call_unary", lambda fn, x: calls.append(fn) or real[1](fn, x))
+    a = _random_bits(name, 4096, 21).reshape(64, 64)
+    b = _random_bits(name, 4096, 22).reshape(64, 64)
+    ro_a, ro_b = a.copy(), b.copy()
+    ro_a.setflags(write=False)
+    ro_b.setflags(write=False)
+    layouts = [(a, b), (a.T, b.T), (ro_a, ro_b), (a[:1, :1].reshape(()).copy(), b[:1, :1].reshape(()).copy())]
+    for op, ufunc in _ufunc_kernels().items():
+        kernel = getattr(sonnx, op.lower())
+        covered = ck.default_entry(op.lower(), dt) is not None
+        assert covered == (name in ("float", "double", "uint32", "uint64")), (op, name)
+        for x, y in layouts:
+            before = len(calls)
+            assert_same_bits(kernel(x, y), OPS[op][1](x, y))
+            assert len(calls) - before == covered
+        if dt.itemsize > 1:
+            swapped = b.astype(b.dtype.newbyteorder())
+            before = len(calls)
+            assert_same_bits(kernel(a, swapped), OPS[op][1](a, b))
+            assert len(calls) == before
+    if name in relu_op.TYPE_SETS[relu_op.LATEST]:
+        covered = ck.default_entry("relu", dt) is not None
+        assert covered == (name in ("float", "double", "int32", "int64"))
+        for x, _ in layouts:
+            before = len(calls)
+            assert_same_bits(sonnx.relu(x), to_numpy(relu_op.relu_reference(from_numpy(x.copy()))))
+            assert len(calls) - before == covered
 
 
 # --- MatMul: Gemm's C kernel with alpha = 1, no C -----------------------------------------------

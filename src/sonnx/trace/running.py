@@ -2,8 +2,8 @@
 
 The default engine (``sonnx run``, ``sonnx.<op>``, ``sonnx.Session``) runs numpy and llvmlite
 kernels that are tested and CrossHair-checked against the proofs, not proved, except where an
-operator's record makes its proved C entry points the default (``CBinding.default``: Mul, Add,
-Sub and Relu on the element types the entry points take as they are); the proved engine
+operator's record makes its proved C entry points the default (``CBinding.default``: on the
+element types the entry points take as they are); the proved engine
 (``sonnx run --engine proved``) and ``sonnx.c_kernels`` run the C entry points extracted from the
 proofs. A row's proved entry points are those whose goal names the requirement (each record's
 ``c_binding``: ``CEntry.ids``), and for an operator that runs another's entry points
