@@ -4,8 +4,10 @@ sonnx's own kernels, in the same process on the same inputs.
 Not a test: it prints ratios (median and range over five interleaved rounds, timing.py) and
 writes build/bench/c.json and c.md. Mul, Add, Sub, Relu: float32, float64 and int32 at 1K,
 64K, 1M and 16M elements, sonnx.c_kernels.<op> / numpy's ufunc (Relu: numpy.maximum(x, 0)),
-the bare C entry point / the ufunc into a preallocated output, and sonnx.<op> / the ufunc
-(int32 Mul/Add/Sub: the uint32 entry point on the bits, as the C wrapper runs it).
+the bare C entry point / the ufunc into a preallocated output, sonnx.<op> / the ufunc, and
+sonnx.<op> (which runs the proved C where its record says so) / the same call on its numpy path
+(int32 Mul/Add/Sub: the uint32 entry point on the bits, as the C wrapper runs it; sonnx.<op>
+runs numpy there).
 Gemm exact mode, float32, square 64 and 256: C kernel / sonnx.gemm exact (the compiled fold) and
 / numpy.matmul (BLAS, not bit-exact: the price of the proved order). The C kernels are single
 threaded; the element-wise loops are vectorised (SSE2, packed), Gemm's fold is scalar (one IEEE
@@ -43,6 +45,23 @@ def _numpy_relu(x, out=None):
     return np.maximum(x, 0, out=out) if out is not None else np.maximum(x, 0)
 
 
+def _numpy_path(stem: str, dtype, call):
+    """``call`` with the operator's numpy path, its default before the proved C kernels: the
+    entry point hidden from c_kernels.default_entry for the duration of the call (the same
+    checks, memo and guard run; a dict store is the only addition)."""
+    key = (stem, np.dtype(dtype))
+    call()                                   # fills the lookup
+    saved = ck._DEFAULT[key]
+
+    def run():
+        ck._DEFAULT[key] = (None, None)
+        try:
+            return call()
+        finally:
+            ck._DEFAULT[key] = saved
+    return run
+
+
 def elementwise(rng, figures, rows) -> None:
     """Mul, Add, Sub, Relu: sonnx.c_kernels.<op> (checks + the C entry point), the bare entry
     point into a preallocated output, and sonnx.<op> (the default kernel), each / numpy."""
@@ -58,19 +77,25 @@ def elementwise(rng, figures, rows) -> None:
                     fns = {"c": lambda: ck.relu(a), "numpy": lambda: _numpy_relu(a),
                            "c_call": lambda: raw(a.ctypes.data, out.ctypes.data, n),
                            "numpy_out": lambda: _numpy_relu(a, out), "sonnx": lambda: sonnx.relu(a)}
+                    fns["sonnx_numpy"] = _numpy_path(stem, dt, fns["sonnx"])
                 else:
                     ufunc, wrapper, kernel = ELEMENTWISE[stem], getattr(ck, stem), getattr(sonnx, stem)
                     fns = {"c": lambda: wrapper(a, b), "numpy": lambda: ufunc(a, b),
                            "c_call": lambda: raw(a.ctypes.data, b.ctypes.data, out.ctypes.data, n),
                            "numpy_out": lambda: ufunc(a, b, out=out), "sonnx": lambda: kernel(a, b)}
+                    fns["sonnx_numpy"] = _numpy_path(stem, dt, fns["sonnx"])
                 seen = rounds_of(fns, reps=_reps(n))
                 key = f"{stem}_{np.dtype(dt).name}_{n}"
                 figures[key] = {"c/numpy": ratio_spread(seen, "c", "numpy"),
                                 "c_call/numpy_out": ratio_spread(seen, "c_call", "numpy_out"),
                                 "sonnx/numpy": ratio_spread(seen, "sonnx", "numpy"),
+                                "sonnx/sonnx_numpy_path": ratio_spread(seen, "sonnx", "sonnx_numpy"),
+                                "sonnx_runs_c": ck.default_entry(stem, np.dtype(dt)) is not None,
                                 "numpy_seconds_median": sorted(seen["numpy"])[2]}
                 rows.append((stem.capitalize(), np.dtype(dt).name, n, *(fmt_range(figures[key][k])
-                             for k in ("c/numpy", "c_call/numpy_out", "sonnx/numpy"))))
+                             for k in ("c/numpy", "c_call/numpy_out", "sonnx/numpy")),
+                             fmt_range(figures[key]["sonnx/sonnx_numpy_path"])
+                             if figures[key]["sonnx_runs_c"] else "numpy path (no entry point for the type)"))
                 del a, b, out
 
 
@@ -94,7 +119,7 @@ def main() -> None:
         rows.append((f"C Gemm exact / numpy.matmul (BLAS), float32 {size}^3", fmt_range(figures[key]["c/numpy"])))
     figures["conditions"] = {"machine": machine(), "load_average": [load0, load_ew, load_average()]}
     md = ("| operator | type | elements | `sonnx.c_kernels.<op>` / numpy | bare C call / numpy `out=` | "
-          "`sonnx.<op>` / numpy |\n|---|---|---|---|---|---|\n"
+          "`sonnx.<op>` / numpy | `sonnx.<op>` (proved C) / its numpy path |\n|---|---|---|---|---|---|---|\n"
           + "".join(f"| {' | '.join(str(c) for c in r)} |\n" for r in ew_rows)
           + f"\nload average before / after the element-wise rows: {load0} / {load_ew}\n\n")
     md += "| benchmark | ratio, median (min - max) of 5 rounds |\n|---|---|\n" + "".join(f"| {k} | {v} |\n" for k, v in rows)
