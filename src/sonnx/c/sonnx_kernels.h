@@ -1,7 +1,7 @@
 /* sonnx C kernels: the concrete level of proofs/mul_c.mlw, add_c.mlw, sub_c.mlw, relu_c.mlw
  * and gemm_c.mlw (the latter cloning gemm_c_loop.mlw), extracted by Why3 (tools/extract-c) into the .c files of the same stems,
  * and the entry points of sonnx_kernels.c, which includes them. Build with
- *   gcc -std=c11 -O2 -fvect-cost-model=cheap -ffp-contract=off -msse2 -mfpmath=sse -c sonnx_kernels.c  (link -lm)
+ *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c sonnx_kernels.c     (link -lm)
  * (never -Ofast/-ffast-math; any flag allowing FP contraction breaks the proved rounding).
  * sonnx_kernels.c includes this header, so a prototype here that differs from its entry points
  * is a compile error (and its own prototypes check the extracted bodies).
