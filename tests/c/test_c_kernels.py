@@ -200,6 +200,23 @@ def test_no_compiler_is_one_clear_error(tmp_path, monkeypatch):
         ck.mul(np.ones((2,), np.float32), np.ones((2,), np.float32))
 
 
+def test_without_a_compiler_the_default_kernels_run_numpy_and_say_so(tmp_path, monkeypatch):
+    """sonnx.mul on float32 with no C compiler: one RuntimeWarning naming what to install and
+    that numpy runs instead, numpy's bits; the C wrapper itself still refuses (above)."""
+    monkeypatch.setenv("SONNX_C_CACHE", str(tmp_path))
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    monkeypatch.setattr(ck, "_LIB", None)
+    monkeypatch.setattr(ck, "_DEFAULT", {})
+    a = np.float32([1.5, -2.0, 3.0])
+    with pytest.warns(RuntimeWarning, match="install gcc(.|\n)*Mul on float32 runs its numpy kernel"):
+        got = sonnx.mul(a, a)
+    assert_same_bits(got, a * a)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # said once, not at every call
+        assert_same_bits(sonnx.mul(a, a), a * a)
+
+
 def test_cache_is_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("SONNX_C_CACHE", str(tmp_path))
     monkeypatch.setattr(ck, "_LIB", None)
