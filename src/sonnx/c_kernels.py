@@ -65,6 +65,7 @@ _ARCH = ("-msse2", "-mfpmath=sse") if platform.machine().lower() in ("x86_64", "
 # -ffp-contract=off: no a*b+c fused into one rounding (the proofs speak of two); never -Ofast or
 # -ffast-math (flush-to-zero, reassociation). -fno-semantic-interposition keeps the kernels'
 # helpers inlined in the shared object, where tools/extract-c reads the instructions.
+# (The vectoriser's cost model is set in sonnx_kernels.c, for GCC only: see there.)
 CFLAGS = ("-std=c11", "-O2", "-ffp-contract=off", *_ARCH, "-fno-semantic-interposition",
           "-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes", "-fPIC", "-shared")
 
@@ -184,6 +185,72 @@ def __getattr__(name: str):
     if name in STEMS and by_stem(name).c_binding is not None:
         return by_stem(name).c_binding.wrapper
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# The element type each entry-point suffix takes as it is (no conversion): an entry point covers
+# exactly these arrays for the proved engine (run/proved.py) and the default kernels (below).
+SUFFIX_TYPES = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+                "u32": np.dtype(np.uint32), "u64": np.dtype(np.uint64),
+                "i32": np.dtype(np.int32), "i64": np.dtype(np.int64)}
+
+_DEFAULT: dict = {}      # (stem, dtype) -> (the library it was looked up in, its entry point or None)
+
+
+def default_entry(stem: str, dtype: np.dtype):
+    """The proved C entry point that the default kernel of operator ``stem`` (``sonnx.<stem>``,
+    and the default engine of ``sonnx run`` / ``sonnx.Session``) runs on arrays of ``dtype``: its
+    record's binding is the default one (``CBinding.default``) and has an entry taking ``dtype``
+    as it is. None: the operator's numpy kernel runs (another type, or an operator without such
+    a binding; or no C compiler here, said once by a RuntimeWarning)."""
+    got = _DEFAULT.get((stem, dtype))
+    if got is not None and (got[1] is None or got[0] is _LIB):
+        return got[1]
+    binding = by_stem(stem).c_binding
+    fn, lib = None, _LIB
+    if binding is not None and binding.default:
+        name = next((e.name for e in binding.entries
+                     if SUFFIX_TYPES.get(e.name.rsplit("_", 1)[1]) == dtype), None)
+        if name is not None:
+            try:
+                lib = library()
+                fn = getattr(lib, name)
+            except CKernelsUnavailable as exc:
+                import warnings
+                warnings.warn(f"{exc}\nsonnx: {by_stem(stem).name} on {dtype} runs its numpy kernel "
+                              "instead of the proved C kernel", RuntimeWarning, stacklevel=3)
+    _DEFAULT[(stem, dtype)] = (lib, fn)
+    return fn
+
+
+def _address(x: np.ndarray) -> int:
+    """The address of a C-contiguous array's data. ``x.ctypes.data`` costs about 1 us, more
+    than a 1K-element kernel; ctypes' view of a writable buffer about 0.3 us."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(x))
+    except TypeError:            # a read-only array
+        return x.ctypes.data
+
+
+def call_binary(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``fn`` (a same-shape binary entry point) on ``a`` and ``b``, of one dtype and shape (the
+    caller has checked them), into a new array: the output never overlaps an input, the
+    entry points' precondition (sonnx_kernels.h)."""
+    out = np.empty(a.shape, a.dtype)
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    if not b.flags.c_contiguous:
+        b = np.ascontiguousarray(b)
+    fn(_address(a), _address(b), _address(out), out.size)
+    return out
+
+
+def call_unary(fn, x: np.ndarray) -> np.ndarray:
+    """``fn`` (a unary entry point) on ``x`` (checked by the caller) into a new array."""
+    out = np.empty(x.shape, x.dtype)
+    if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)
+    fn(_address(x), _address(out), out.size)
+    return out
 
 
 # The argument types of the generic entry points below, for the records' CEntry rows.

@@ -4,6 +4,8 @@ spread of partners, ONNX's node cases, Gemm over shapes, transposes, alpha, beta
 refusals; and planted faults (an FMA build) that these comparisons must catch."""
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -17,11 +19,22 @@ from sonnx.semantics.tensor import from_numpy, to_numpy
 from ..ops.conftest import assert_same_bits, cross, edge_values
 from ..ops.test_elementwise import HALF_FORMATS, _onnx_cases, half_mismatches, onnx_cases
 
-# operator: (C kernel, Python kernel, reference loop, exact op on float64 for the half oracle, type set)
+
+
+def _numpy(ufunc):
+    """numpy's ufunc, the arithmetic of sonnx.<op> before its proved C kernels became its default
+    for their types (sonnx.<op> now runs them: comparing with it would compare the C with itself)."""
+    def run(a, b):
+        with np.errstate(all="ignore"):
+            return np.asarray(ufunc(a, b))
+    return run
+
+
+# operator: (C kernel, numpy kernel, reference loop, exact op on float64 for the half oracle, type set)
 OPS = {
-    "Mul": (ck.mul, sonnx.mul, mul_op.mul_reference, np.multiply, mul_op.TYPE_SETS[mul_op.LATEST]),
-    "Add": (ck.add, sonnx.add, add_op.add_reference, np.add, add_op.TYPE_SETS[add_op.LATEST]),
-    "Sub": (ck.sub, sonnx.sub, sub_op.sub_reference, np.subtract, sub_op.TYPE_SETS[sub_op.LATEST]),
+    "Mul": (ck.mul, _numpy(np.multiply), mul_op.mul_reference, np.multiply, mul_op.TYPE_SETS[mul_op.LATEST]),
+    "Add": (ck.add, _numpy(np.add), add_op.add_reference, np.add, add_op.TYPE_SETS[add_op.LATEST]),
+    "Sub": (ck.sub, _numpy(np.subtract), sub_op.sub_reference, np.subtract, sub_op.TYPE_SETS[sub_op.LATEST]),
 }
 CASES = [(op, name) for op, rec in OPS.items() for name in sorted(rec[4])]
 IDS = [f"{op}-{name}" for op, name in CASES]
@@ -187,6 +200,23 @@ def test_no_compiler_is_one_clear_error(tmp_path, monkeypatch):
         ck.mul(np.ones((2,), np.float32), np.ones((2,), np.float32))
 
 
+def test_without_a_compiler_the_default_kernels_run_numpy_and_say_so(tmp_path, monkeypatch):
+    """sonnx.mul on float32 with no C compiler: one RuntimeWarning naming what to install and
+    that numpy runs instead, numpy's bits; the C wrapper itself still refuses (above)."""
+    monkeypatch.setenv("SONNX_C_CACHE", str(tmp_path))
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    monkeypatch.setattr(ck, "_LIB", None)
+    monkeypatch.setattr(ck, "_DEFAULT", {})
+    a = np.float32([1.5, -2.0, 3.0])
+    with pytest.warns(RuntimeWarning, match="install gcc(.|\n)*Mul on float32 runs its numpy kernel"):
+        got = sonnx.mul(a, a)
+    assert_same_bits(got, a * a)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # said once, not at every call
+        assert_same_bits(sonnx.mul(a, a), a * a)
+
+
 def test_cache_is_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("SONNX_C_CACHE", str(tmp_path))
     monkeypatch.setattr(ck, "_LIB", None)
@@ -222,6 +252,94 @@ def test_planted_fma_build_is_caught(tmp_path):
                           1.0, 1.0, 40, 40, 200)
     with pytest.raises(AssertionError, match="elements differ"):
         assert_same_bits(y, sonnx.gemm(a, b, c))
+
+
+# --- vectorised loops: present in the object code, and the same bits at every length ------------
+
+def test_the_element_wise_loops_are_vectorised_and_a_scalar_build_is_caught(tmp_path):
+    """The object-code check of tools/extract-c: the library built as sonnx builds it has the
+    packed instruction every record asks for; built from sources without the cost-model pragma
+    of sonnx_kernels.c (GCC's -O2 model, "very-cheap", vectorises none of these loops) the
+    check names every one of them."""
+    from sonnx_dev import extract_c
+    import platform
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the packed instructions named in the records are x86-64's")
+    asked = [e.name for b in ck._BINDINGS for e in b.entries if e.packed]
+    assert len(asked) == 14      # Mul/Add/Sub f32, f64, u32 (+ Add/Sub u64); Relu f32, f64, i32
+    assert extract_c.scalar_loops(ck.build(tmp_path / "good")) == []
+    src = tmp_path / "src"
+    shutil.copytree(ck.source_dir(), src)
+    entry = src / ck.ENTRY
+    text = entry.read_text()
+    pragma = '#pragma GCC optimize("vect-cost-model=cheap")\n'
+    assert pragma in text, "the pragma moved in sonnx_kernels.c"
+    entry.write_text(text.replace(pragma, ""))
+    missing = extract_c.scalar_loops(ck.build(tmp_path / "scalar", src))
+    assert sorted(m.split(":")[0] for m in missing) == sorted(asked)
+
+
+def _ufunc_kernels():
+    return {"Mul": np.multiply, "Add": np.add, "Sub": np.subtract}
+
+
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
+@pytest.mark.parametrize("name", ["float", "double", "int32", "uint32", "int64", "uint64"])
+def test_every_length_and_alignment_gives_the_same_bits(name):
+    """The vectorised loops have a packed part, a scalar remainder and (for inputs that are not
+    16-byte aligned) a peeled start: every length 1..40, and slices starting at each element
+    offset, give what numpy's ufuncs give (IEEE, one rounding per element; wrap-around for
+    integers), and Relu its reference loop."""
+    base = np.concatenate([edge_values(name), _random_bits(name, 300, 11)])
+    other = _random_bits(name, base.size, 12)
+    for start in range(4):
+        for n in list(range(1, 41)) + [base.size - start]:
+            a, b = base[start:start + n], other[start:start + n]
+            with np.errstate(all="ignore"):
+                for op, ufunc in _ufunc_kernels().items():
+                    assert_same_bits(OPS[op][0](a, b), ufunc(a, b))
+            if name in relu_op.TYPE_SETS[relu_op.LATEST]:
+                assert_same_bits(ck.relu(a), to_numpy(relu_op.relu_reference(from_numpy(a))))
+
+
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
+@pytest.mark.parametrize("name", ["float", "double", "uint32", "uint64", "int32", "int64"])
+def test_the_default_kernels_run_the_proved_entry_points_with_numpys_bits(name, monkeypatch):
+    """sonnx.mul/add/sub/relu run the proved C entry point on the types their records make the
+    default (c_kernels.default_entry; counted here by wrapping it) and give numpy's bits on every
+    layout the C path handles apart: contiguous, transposed (copied), read-only (another address
+    path), rank 0, and B in the other byte order (numpy's ufunc runs)."""
+    dt = dtypes.numpy_dtype(name)
+    calls = []
+    real = ck.call_binary, ck.call_unary
+    monkeypatch.setattr(ck, "call_binary", lambda fn, a, b: calls.append(fn) or real[0](fn, a, b))
+    monkeypatch.setattr(ck, "call_unary", lambda fn, x: calls.append(fn) or real[1](fn, x))
+    a = _random_bits(name, 4096, 21).reshape(64, 64)
+    b = _random_bits(name, 4096, 22).reshape(64, 64)
+    ro_a, ro_b = a.copy(), b.copy()
+    ro_a.setflags(write=False)
+    ro_b.setflags(write=False)
+    layouts = [(a, b), (a.T, b.T), (ro_a, ro_b), (a[:1, :1].reshape(()).copy(), b[:1, :1].reshape(()).copy())]
+    for op, ufunc in _ufunc_kernels().items():
+        kernel = getattr(sonnx, op.lower())
+        covered = ck.default_entry(op.lower(), dt) is not None
+        assert covered == (name in ("float", "double", "uint32", "uint64")), (op, name)
+        for x, y in layouts:
+            before = len(calls)
+            assert_same_bits(kernel(x, y), OPS[op][1](x, y))
+            assert len(calls) - before == covered
+        if dt.itemsize > 1:
+            swapped = b.astype(b.dtype.newbyteorder())
+            before = len(calls)
+            assert_same_bits(kernel(a, swapped), OPS[op][1](a, b))
+            assert len(calls) == before
+    if name in relu_op.TYPE_SETS[relu_op.LATEST]:
+        covered = ck.default_entry("relu", dt) is not None
+        assert covered == (name in ("float", "double", "int32", "int64"))
+        for x, _ in layouts:
+            before = len(calls)
+            assert_same_bits(sonnx.relu(x), to_numpy(relu_op.relu_reference(from_numpy(x.copy()))))
+            assert len(calls) - before == covered
 
 
 # --- MatMul: Gemm's C kernel with alpha = 1, no C -----------------------------------------------

@@ -2,7 +2,8 @@
 proved`` run every node on a C kernel extracted from its proof, name the proof per node, refuse
 a node no proved kernel covers (never a silent fallback), give the default engine's bits, and
 run the code the proofs are about: a fault planted in the WhyML of a proved kernel fails its
-proof replay and changes what the engine computes."""
+proof replay and changes what the engine computes, and what the default kernels compute for the
+types the records make proved by default."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import sonnx
 from sonnx import c_kernels
 from sonnx.cli import main
 from sonnx.ops.registry import operators
@@ -161,8 +163,9 @@ PLANT_NEW = "set_ofs c i (add RNE (get_ofs a i) (get_ofs b i))"
 def test_a_fault_planted_in_the_proved_kernel_fails_its_proof_and_changes_what_the_engine_runs(tmp_path, monkeypatch):
     """The code proved is the code run: in a copy of proofs/, Mul's float32 C kernel computes
     a + b instead of a * b. Its proof replay fails (the step budgets of tools/prove), and the
-    C extracted from it, built as sonnx builds its kernels, makes the proved engine compute the
-    sum: the engine runs what the proof is about, not a separate implementation."""
+    C extracted from it, built as sonnx builds its kernels, makes the proved engine, the default
+    engine and ``sonnx.mul`` compute the sum: they run what the proof is about, not a separate
+    implementation."""
     root = tmp_path / "r"
     shutil.copytree(ROOT / "proofs", root / "proofs", ignore=shutil.ignore_patterns("*.bak", "__pycache__"))
     mlw = root / "proofs" / "mul_c.mlw"
@@ -193,5 +196,9 @@ def test_a_fault_planted_in_the_proved_kernel_fails_its_proof_and_changes_what_t
     monkeypatch.setattr(c_kernels, "_LIB", None)
     planted = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
     assert np.array_equal(honest, a * b) and np.array_equal(planted, a + b)
-    # the default engine does not run that C: its result stays the product
-    assert np.array_equal(Session(model).run(None, {"a": a, "b": b})[0], a * b)
+    # the default engine and sonnx.mul run that C too (Mul's record makes its proved kernels the
+    # default for float32): both now compute the sum; float16, which goes through numpy, does not
+    assert np.array_equal(Session(model).run(None, {"a": a, "b": b})[0], a + b)
+    assert np.array_equal(sonnx.mul(a, b), a + b)
+    h = a.astype(np.float16)
+    assert np.array_equal(sonnx.mul(h, h), h * h)

@@ -1,6 +1,6 @@
-"""The trace's "Running code" (issue 32): per row, how the default engine's code is checked and
-which C entry points extracted from proofs the proved engine runs for it, read from the
-operators' records (never a list here)."""
+"""The trace's "Running code" (issue 32): per row, how the default engine's code is checked, which
+C entry points extracted from proofs the default engine runs for it (for the element types they
+take) and which the proved engine runs, read from the operators' records (never a list here)."""
 from __future__ import annotations
 
 import dataclasses
@@ -49,6 +49,27 @@ def test_a_binding_dropped_from_a_record_leaves_its_rows_without_proved_code(mon
         assert not [x for x in after.get(rid, []) if x.startswith(f"sonnx_{mul.stem}_")]
 
 
+def test_default_entries_come_from_the_records_and_a_non_default_binding_has_none(monkeypatch):
+    """The rows whose default engine runs proved code are those of the records whose binding is
+    the default one (CBinding.default); turning that off in a record takes them out."""
+    entries = running.default_entries()
+    ops = dict(registry.operators())
+    defaults = [op for op in ops.values() if op.c_binding is not None and op.c_binding.default]
+    assert defaults, "some record makes its proved C kernels the default"
+    for op in ops.values():
+        b = op.c_binding
+        for e in (b.entries if b else ()):
+            for rid in e.ids:
+                assert (f"{e.name} ({e.proof})" in entries.get(rid, [])) == b.default
+    mul = registry.by_stem("mul")
+    assert mul in defaults and entries["MUL-R3"]
+    ops = {k: (dataclasses.replace(op, c_binding=dataclasses.replace(op.c_binding, default=False))
+               if op is mul else op) for k, op in ops.items()}
+    monkeypatch.setattr(running, "operators", lambda: ops)
+    assert "MUL-R3" not in running.default_entries()
+    assert running.proved_entries()["MUL-R3"], "the proved engine still runs them"
+
+
 def test_the_running_code_is_in_the_row_and_every_format(tree):
     root, _ = tree
     accept_all(root)
@@ -57,8 +78,12 @@ def test_the_running_code_is_in_the_row_and_every_format(tree):
     assert row.running["default_engine"] == ["tested"] + (["CrossHair-checked"] if row.crosshair else [])
     assert row.running["proved_engine"] == running.proved_entries().get("MUL-R1", [])
     assert row.running["proved_engine"], "Mul's C entry points name MUL-R1"
+    assert row.running["default_proved"] == running.default_entries().get("MUL-R1", [])
+    assert row.running["default_proved"], "Mul's record makes its C entry points the default"
     cell = running.cell(row.running)
-    assert cell.startswith("default: tested") and "; --engine proved: " in cell
+    n = len(row.running["default_proved"])
+    assert cell.startswith(f"default: {n} proved C entry points (their types), other types tested")
+    assert "; --engine proved: " in cell
     assert json.loads(report.to_json(m))["requirements"][0]["running"] == row.running
     assert "Running code" in report.HEADERS and cell in report.to_csv(m) and cell in report.to_markdown(m)
     assert running.cell(running.running(False, False, [])) == "default: not checked; not proved code"
@@ -66,5 +91,7 @@ def test_the_running_code_is_in_the_row_and_every_format(tree):
 
 def test_the_default_engine_words():
     assert running.running(True, True, ["e"]) == {"default_engine": ["tested", "CrossHair-checked"],
-                                                  "proved_engine": ["e"]}
+                                                  "default_proved": [], "proved_engine": ["e"]}
     assert running.cell(running.running(True, False, ["e"])) == "default: tested; --engine proved: 1 proved C entry point"
+    assert running.cell(running.running(True, False, ["e"], ["e"])) == \
+        "default: 1 proved C entry point (their types), other types tested; --engine proved: 1 proved C entry point"

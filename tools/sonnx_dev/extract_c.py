@@ -6,11 +6,14 @@
    the proofs extract to; ``--update`` rewrites the committed files instead);
 2. the committed sources built with sonnx.c_kernels.CFLAGS (warnings are errors) into
    build/c/libsonnx_kernels.so;
-3. ``objdump -d`` of that library: any fused multiply-add instruction fails.
+3. ``objdump -d`` of that library: any fused multiply-add instruction fails;
+4. on x86-64, every entry point whose record names a packed instruction (``CEntry.packed``)
+   has it in its compiled body: a loop that is no longer vectorised fails.
 Exit 0 only when all of that holds; one line per step.
 """
 from __future__ import annotations
 
+import platform
 import re
 import shutil
 import subprocess
@@ -37,6 +40,38 @@ def fused_instructions(lib: Path) -> list[str]:
     dis = subprocess.run(["objdump", "-d", str(lib)], capture_output=True, text=True, check=True).stdout
     pat = re.compile(r"\t(" + "|".join(c_kernels.FUSED_MNEMONICS) + r")\w*\s", re.I)
     return [line.strip() for line in dis.splitlines() if pat.search(line)]
+
+
+def _bodies(lib: Path) -> dict[str, list[str]]:
+    """Each function of ``objdump -d lib``: its instructions' mnemonics."""
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)], capture_output=True,
+                         text=True, check=True).stdout
+    bodies: dict[str, list[str]] = {}
+    current = None
+    for line in dis.splitlines():
+        head = re.match(r"[0-9a-f]+ <([^>]+)>:$", line)
+        if head:
+            current = bodies.setdefault(head.group(1), [])
+        elif current is not None and "\t" in line:
+            fields = line.split("\t")[1].split()
+            if fields:
+                current.append(fields[0])
+    return bodies
+
+
+def scalar_loops(lib: Path) -> list[str]:
+    """The entry points whose record asks for a vectorised loop (``CEntry.packed``) and whose
+    compiled body (``<entry>_rne``, sonnx_kernels.c) lacks that packed instruction: a
+    regression to scalar code. x86-64 only (the mnemonics are its); [] elsewhere."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return []
+    bodies = _bodies(lib)
+    missing = []
+    for b in c_kernels._BINDINGS:
+        for e in b.entries:
+            if e.packed and e.packed not in bodies.get(f"{e.name}_rne", []):
+                missing.append(f"{e.name}: no {e.packed}")
+    return missing
 
 
 def run(root: Path, update: bool = False) -> int:
@@ -78,6 +113,17 @@ def run(root: Path, update: bool = False) -> int:
             print(f"    {line}")
         return 1
     print(f"extract-c: objdump -d {lib.name}: no fused multiply-add instruction: OK")
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        print("extract-c: vectorised loops not checked (the packed instructions named are x86-64's)")
+        return 0
+    scalar = scalar_loops(lib)
+    if scalar:
+        print(f"extract-c: {len(scalar)} loop(s) not vectorised in {lib.name}: FAILED")
+        for line in scalar:
+            print(f"    {line}")
+        return 1
+    n = sum(1 for b in c_kernels._BINDINGS for e in b.entries if e.packed)
+    print(f"extract-c: objdump -d {lib.name}: the {n} loops the records ask for are vectorised: OK")
     return 0
 
 

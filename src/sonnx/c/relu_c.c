@@ -35,60 +35,45 @@ static inline int sonnx_f64_le(double x, double y) { return x <= y; }
 
 
 void sonnx_relu_f32(float * x, float * y, int32_t n) {
-  int32_t i, o;
+  int32_t i;
   float v;
-  o = n - 1;
-  if (0 <= o) {
-    for (i = 0; ; ++i) {
-      v = x[i];
-      y[i] = (sonnx_f32_le(v, (0.0f))) ? (0.0f) : v;
-      if (i == o) {
-        break;
-      }
-    }
+  i = 0;
+  while (i < n) {
+    v = x[i];
+    y[i] = (sonnx_f32_le(v, (0.0f))) ? (0.0f) : v;
+    i = i + 1;
   }
 }
 
 void sonnx_relu_f64(double * x, double * y, int32_t n) {
-  int32_t i, o;
+  int32_t i;
   double v;
-  o = n - 1;
-  if (0 <= o) {
-    for (i = 0; ; ++i) {
-      v = x[i];
-      y[i] = (sonnx_f64_le(v, (0.0))) ? (0.0) : v;
-      if (i == o) {
-        break;
-      }
-    }
+  i = 0;
+  while (i < n) {
+    v = x[i];
+    y[i] = (sonnx_f64_le(v, (0.0))) ? (0.0) : v;
+    i = i + 1;
   }
 }
 
 void sonnx_relu_i32(int32_t * x, int32_t * y, int32_t n) {
-  int32_t i, o, v;
-  o = n - 1;
-  if (0 <= o) {
-    for (i = 0; ; ++i) {
-      v = x[i];
-      y[i] = v <= 0 ? 0 : v;
-      if (i == o) {
-        break;
-      }
-    }
+  int32_t i;
+  int32_t v;
+  i = 0;
+  while (i < n) {
+    v = x[i];
+    y[i] = v <= 0 ? 0 : v;
+    i = i + 1;
   }
 }
 
 void sonnx_relu_i64(int64_t * x, int64_t * y, int32_t n) {
-  int32_t i, o;
+  int32_t i;
   int64_t v;
-  o = n - 1;
-  if (0 <= o) {
-    for (i = 0; ; ++i) {
-      v = x[i];
-      y[i] = v <= INT64_C(0) ? INT64_C(0) : v;
-      if (i == o) {
-        break;
-      }
-    }
+  i = 0;
+  while (i < n) {
+    v = x[i];
+    y[i] = v <= INT64_C(0) ? INT64_C(0) : v;
+    i = i + 1;
   }
 }

@@ -15,6 +15,15 @@
  * The bodies are renamed *_rne and kept out of line (noipa): a call of an opaque function that
  * writes memory cannot be moved across fesetenv, whatever the optimiser assumes about the
  * environment (GCC does not implement #pragma STDC FENV_ACCESS). */
+#if defined(__GNUC__) && !defined(__clang__)
+/* GCC 12's -O2 cost model ("very-cheap") vectorises no loop that needs a scalar remainder or
+ * an overlap check, i.e. none of the element-wise loops; "cheap" lets it version them (the
+ * packed loop when the output overlaps no input, the scalar loop otherwise). Every function of
+ * this file gets it (so inlining is unaffected); the same object code as the command-line flag,
+ * which clang would refuse. Vectorising changes no bit: each element is still its one IEEE
+ * operation, and nothing allows reassociation. tools/extract-c checks the packed loops. */
+#pragma GCC optimize("vect-cost-model=cheap")
+#endif
 #define SONNX_DEFAULT_FENV_ENTRY 1
 #include <fenv.h>
 #include <stdint.h>

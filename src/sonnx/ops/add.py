@@ -99,9 +99,11 @@ def add_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 _C_PROOF = "proofs/add_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
-    source="add_c.c", proof=_C_PROOF, wrapper=add_c,
-    entries=tuple(CEntry(f"sonnx_add_{t}", _C_PROOF, f"AddC{w}", ("ADD-R1", "ADD-R3"), _C_ARGS)
-                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("u32", "UInt32"), ("u64", "UInt64"))))
+    source="add_c.c", proof=_C_PROOF, wrapper=add_c, default=True,
+    entries=tuple(CEntry(f"sonnx_add_{t}", _C_PROOF, f"AddC{w}", ("ADD-R1", "ADD-R3"), _C_ARGS, packed)
+                  # packed: the SSE2 instruction of the vectorised loop
+                  for t, w, packed in (("f32", "Float32", "addps"), ("f64", "Float64", "addpd"),
+                                       ("u32", "UInt32", "paddd"), ("u64", "UInt64", "paddq"))))
 
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),

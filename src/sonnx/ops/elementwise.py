@@ -252,8 +252,10 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
     def check_call(a: object, b: object, opset: object) -> bool:
         return check(op, prefix, a, b, opset)
 
+    stem = op.lower()
+
     def public(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> np.ndarray:
-        return _apply(ufunc, kernel.checked(accepted, check_call, a, b, opset), a, b)
+        return _apply(stem, ufunc, kernel.checked(accepted, check_call, a, b, opset), a, b)
 
     public.__name__ = public.__qualname__ = op.lower()
     public.__doc__ = doc + _REFUSALS
@@ -261,8 +263,14 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
 
 
 # req: @kind:elementwise
-def _apply(ufunc: np.ufunc, quiet: bool, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The arithmetic of an accepted call (``quiet``: silence IEEE warnings, a float type)."""
+def _apply(stem: str, ufunc: np.ufunc, quiet: bool, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The arithmetic of an accepted call (``quiet``: silence IEEE warnings, a float type): the
+    proved C entry point when the operator's record makes it the default for this element type
+    (c_kernels.default_entry), else ``ufunc``."""
+    from .. import c_kernels
+    fn = c_kernels.default_entry(stem, a.dtype)
+    if fn is not None and b.dtype == a.dtype:      # b in another byte order: numpy's ufunc
+        return c_kernels.call_binary(fn, a, b)
     if quiet:
         with np.errstate(all="ignore"):
             out = ufunc(a, b)
@@ -277,6 +285,7 @@ def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
     ``b`` (the same refusals), then a function of the arrays alone (see gemm.bind)."""
     def bind(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> Callable:
         quiet = check(op, prefix, a, b, opset)
-        return lambda a, b: _apply(ufunc, quiet, a, b)
+        stem = op.lower()
+        return lambda a, b: _apply(stem, ufunc, quiet, a, b)
     return bind
 

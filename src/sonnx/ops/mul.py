@@ -102,9 +102,11 @@ def mul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 _C_PROOF = "proofs/mul_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
-    source="mul_c.c", proof=_C_PROOF, wrapper=mul_c,
-    entries=tuple(CEntry(f"sonnx_mul_{t}", _C_PROOF, f"MulC{w}", ("MUL-R1", "MUL-R3"), _C_ARGS)
-                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("u32", "UInt32"), ("u64", "UInt64"))))
+    source="mul_c.c", proof=_C_PROOF, wrapper=mul_c, default=True,
+    entries=tuple(CEntry(f"sonnx_mul_{t}", _C_PROOF, f"MulC{w}", ("MUL-R1", "MUL-R3"), _C_ARGS, packed)
+                  # packed: the SSE2 instruction of the vectorised loop (SSE2 has no 64-bit product)
+                  for t, w, packed in (("f32", "Float32", "mulps"), ("f64", "Float64", "mulpd"),
+                                       ("u32", "UInt32", "pmuludq"), ("u64", "UInt64", ""))))
 
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),

@@ -52,6 +52,9 @@ class CEntry:
     theory: str                     # the WhyML module holding the function of the same name
     ids: tuple[str, ...]            # the requirement IDs of that function's goal
     argtypes: tuple                 # its ctypes argument types (it returns nothing)
+    # x86-64: a packed (SIMD) instruction the compiled body must hold, i.e. its loop is
+    # vectorised (tools/extract-c checks it in the object code); "" when none is required
+    packed: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ class CBinding:
     # is that one's special case, the IDs of this operator that proof covers), e.g. MatMul as
     # Gemm; the proved engine and the trace cite both proofs
     via: tuple[str, str, tuple[str, ...]] | None = None
+    # the operator's default kernel (sonnx.<stem>, the default engine) runs these entry points on
+    # the element types they take as they are (c_kernels.default_entry); numpy for the others
+    default: bool = False
 
 
 @dataclass(frozen=True)

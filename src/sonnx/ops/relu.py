@@ -174,7 +174,12 @@ def relu(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 
 # req: RELU-R3
 def _apply(x: np.ndarray) -> np.ndarray:
-    """The arithmetic of an accepted call."""
+    """The arithmetic of an accepted call: the proved C entry point when Relu's record makes
+    it the default for x's element type (c_kernels.default_entry), else numpy."""
+    from .. import c_kernels
+    fn = c_kernels.default_entry("relu", x.dtype)
+    if fn is not None:
+        return c_kernels.call_unary(fn, x)
     # "x <= 0 gives zero", as relu_element: NaN <= 0 is false (the NaN is kept, bit for bit)
     # and -0 <= 0 is true (+0). np.maximum(x, 0) would leave the sign of -0 to the platform.
     known = _BY_DTYPE.get(x.dtype)
@@ -236,9 +241,11 @@ def relu_c(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 _C_PROOF = "proofs/relu_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, out, n
 C_BINDING = CBinding(
-    source="relu_c.c", proof=_C_PROOF, wrapper=relu_c,
-    entries=tuple(CEntry(f"sonnx_relu_{t}", _C_PROOF, f"ReluC{w}", ("RELU-R3",), _C_ARGS)
-                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("i32", "Int32"), ("i64", "Int64"))))
+    source="relu_c.c", proof=_C_PROOF, wrapper=relu_c, default=True,
+    entries=tuple(CEntry(f"sonnx_relu_{t}", _C_PROOF, f"ReluC{w}", ("RELU-R3",), _C_ARGS, packed)
+                  # packed: the SSE2 comparison of the vectorised loop (SSE2 has no 64-bit one)
+                  for t, w, packed in (("f32", "Float32", "cmpleps"), ("f64", "Float64", "cmplepd"),
+                                       ("i32", "Int32", "pcmpgtd"), ("i64", "Int64", ""))))
 
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="unary", type_sets=TYPE_SETS, inputs=("X",), optional=(),

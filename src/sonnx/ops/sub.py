@@ -111,9 +111,11 @@ def sub_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 _C_PROOF = "proofs/sub_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
-    source="sub_c.c", proof=_C_PROOF, wrapper=sub_c,
-    entries=tuple(CEntry(f"sonnx_sub_{t}", _C_PROOF, f"SubC{w}", ("SUB-R1", "SUB-R3"), _C_ARGS)
-                  for t, w in (("f32", "Float32"), ("f64", "Float64"), ("u32", "UInt32"), ("u64", "UInt64"))))
+    source="sub_c.c", proof=_C_PROOF, wrapper=sub_c, default=True,
+    entries=tuple(CEntry(f"sonnx_sub_{t}", _C_PROOF, f"SubC{w}", ("SUB-R1", "SUB-R3"), _C_ARGS, packed)
+                  # packed: the SSE2 instruction of the vectorised loop
+                  for t, w, packed in (("f32", "Float32", "subps"), ("f64", "Float64", "subpd"),
+                                       ("u32", "UInt32", "psubd"), ("u64", "UInt64", "psubq"))))
 
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),

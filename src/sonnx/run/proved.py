@@ -22,12 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..c_kernels import SUFFIX_TYPES     # the element type each entry-point suffix takes, as it is
 from ..ops.registry import CEntry, Operator, by_stem
-
-# the element type each entry-point suffix takes, as it is (no conversion)
-SUFFIX_TYPES = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-                "u32": np.dtype(np.uint32), "u64": np.dtype(np.uint64),
-                "i32": np.dtype(np.int32), "i64": np.dtype(np.int64)}
 
 
 class NotProved(Exception):

@@ -291,7 +291,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
     diffs = baseline.diffs(root, texts, reviewed, baseline.load_sources(root))
 
     rows = []
-    proved_c = running_mod.proved_entries()
+    proved_c, default_c = running_mod.proved_entries(), running_mod.default_entries()
     for rid, req in registry.items():
         row = Row(rid, req.title, req.statement, list(req.verification), source=req.source,
                   wg=[w.as_dict() for w in getattr(req, "wg", ())])
@@ -330,7 +330,7 @@ def build(root: Path, *, junit_path: Path | None = None, crosshair_path: Path | 
                              "failed": out.failed, "skipped": out.skipped, "failures": out.failures[:5]})
         row.crosshair = [h for h in harnesses if rid in h.get("requirements", [])]
         row.running = running_mod.running(any(not t["tool"] for t in row.test), bool(row.crosshair),
-                                          proved_c.get(rid, []))
+                                          proved_c.get(rid, []), default_c.get(rid, []))
 
         # coverage: spec and code always, the rest as the registry entry demands; a declared
         # support never covers (only an explicit marker does), it can only turn the row red

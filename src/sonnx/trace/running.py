@@ -1,7 +1,9 @@
 """What runs for each requirement, and what checks it (issue 32): the trace's "Running code".
 
 The default engine (``sonnx run``, ``sonnx.<op>``, ``sonnx.Session``) runs numpy and llvmlite
-kernels that are tested and CrossHair-checked against the proofs, not proved; the proved engine
+kernels that are tested and CrossHair-checked against the proofs, not proved, except where an
+operator's record makes its proved C entry points the default (``CBinding.default``: on the
+element types the entry points take as they are); the proved engine
 (``sonnx run --engine proved``) and ``sonnx.c_kernels`` run the C entry points extracted from the
 proofs. A row's proved entry points are those whose goal names the requirement (each record's
 ``c_binding``: ``CEntry.ids``), and for an operator that runs another's entry points
@@ -32,16 +34,36 @@ def proved_entries() -> dict[str, list[str]]:
     return out
 
 
-def running(own_tests: bool, harnesses: bool, entries: list[str]) -> dict:
-    """The row's running code: how the default engine's code is checked, and the proved entry
-    points the proved engine runs."""
-    default = [w for w, has in (("tested", own_tests), ("CrossHair-checked", harnesses)) if has]
-    return {"default_engine": default or ["not checked"], "proved_engine": list(entries)}
+def default_entries() -> dict[str, list[str]]:
+    """Requirement ID -> the C entry points extracted from a proof that the default engine runs
+    for it (a record whose binding is the default one, ``CBinding.default``: its operator's
+    default kernel runs them on the element types they take as they are), as proved_entries."""
+    out: dict[str, list[str]] = {}
+    for op in operators().values():
+        b = op.c_binding
+        if b is not None and b.default:
+            for e in b.entries:
+                for rid in e.ids:
+                    out.setdefault(rid, []).append(f"{e.name} ({e.proof})")
+    return out
+
+
+def running(own_tests: bool, harnesses: bool, entries: list[str], default: list[str] = ()) -> dict:
+    """The row's running code: how the default engine's code is checked, the proved entry points
+    the default engine runs for some element types (``default``), and those the proved engine
+    runs."""
+    checks = [w for w, has in (("tested", own_tests), ("CrossHair-checked", harnesses)) if has]
+    return {"default_engine": checks or ["not checked"], "default_proved": list(default),
+            "proved_engine": list(entries)}
 
 
 def cell(r: dict) -> str:
     """One line for the reports."""
+    d = len(r.get("default_proved", ()))
     text = "default: " + ", ".join(r["default_engine"])
+    if d:
+        text = (f"default: {d} proved C entry point{'s' if d > 1 else ''} (their types), "
+                f"other types {', '.join(r['default_engine'])}")
     n = len(r["proved_engine"])
     return text + (f"; --engine proved: {n} proved C entry point{'s' if n > 1 else ''}" if n else
                    "; not proved code")
