@@ -216,8 +216,13 @@ def default_entry(stem: str, dtype: np.dtype):
                 fn = getattr(lib, name)
             except CKernelsUnavailable as exc:
                 import warnings
-                warnings.warn(f"{exc}\nsonnx: {by_stem(stem).name} on {dtype} runs its numpy kernel "
-                              "instead of the proved C kernel", RuntimeWarning, stacklevel=3)
+
+                from .errors import SlowKernelWarning
+                # one line (the command line prints it alone, as the slow-fold notice)
+                reason = " ".join(str(exc).split())
+                warnings.warn(f"sonnx: {by_stem(stem).name} on {dtype} runs its numpy kernel instead "
+                              f"of the proved C kernel (the same bits): {reason}", SlowKernelWarning,
+                              stacklevel=3)
     _DEFAULT[(stem, dtype)] = (lib, fn)
     return fn
 

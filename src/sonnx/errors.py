@@ -17,8 +17,9 @@ class Violation:
 
 
 class SlowKernelWarning(RuntimeWarning):
-    """A kernel runs on a slower fallback that gives the same bits (the matrix operators' exact
-    fold without llvmlite). Python callers see a warning they can filter; the command line prints it as one
+    """A kernel runs on a fallback that gives the same bits: slower (the matrix operators' exact
+    fold without llvmlite) or not the proved C kernel (no C compiler for the element-wise
+    defaults). Python callers see a warning they can filter; the command line prints it as one
     line with the install command (cli.main), not as a warning with a source line."""
 
 

@@ -201,3 +201,25 @@ def test_a_run_holds_each_intermediate_only_until_its_last_reader():
             expected = [j for j in range(i) if steps[j].output in outputs
                         or any(steps[j].output in later.inputs for later in steps[i:])]
             assert alive[i] == expected, (i, alive[i], expected)
+
+
+@pytest.mark.req("RELU-R3", "MUL-R3")
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_session_runs_the_proved_c_defaults_of_relu_and_mul(dt, monkeypatch):
+    """A Session's bound Relu and Mul run the proved C entry points their records make the
+    default (as sonnx.relu / sonnx.mul do), not a numpy path of their own: counted, same bits."""
+    from sonnx import c_kernels
+    calls = []
+    for name in ("call_unary", "call_binary"):
+        real = getattr(c_kernels, name)
+        monkeypatch.setattr(c_kernels, name, functools.partial(
+            lambda real, name, *a: calls.append(name) or real(*a), real, name))
+    elem = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE}[dt]
+    nodes = [helper.make_node("Mul", ["x", "x"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", elem, [3, 4])],
+                              [helper.make_tensor_value_info("y", elem, [3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    x = np.linspace(-2, 2, 12).reshape(3, 4).astype(dt)
+    (y,) = Session(model, "exact").run(None, {"x": x})
+    assert sorted(calls) == ["call_binary", "call_unary"]
+    assert_same_bits(y, sonnx.relu(sonnx.mul(x, x)))
