@@ -1,0 +1,77 @@
+"""The refusal theories follow the constraint functions that run (issue 32).
+
+tools/sonnx_dev/refusal_check.py runs the theories' decision functions (``why3 execute``) and the
+Python ``constraints`` on one generated corpus and compares the verdicts. Here: the committed
+pair agrees, and a change to either side alone (planted in a copy of src/ or proofs/) makes the
+check fail, naming a signature on which the two now disagree.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+needs_why3 = pytest.mark.skipif(shutil.which("why3") is None, reason="why3 not installed")
+GUARD_S = 600      # a hang guard only
+
+# (file under the copied tree, the text to replace, the fault): each changes one side only
+PLANTS = {
+    "python: Gemm accepts a (1, N) bias": (
+        "src/sonnx/ops/gemm/__init__.py",
+        "if len(cs) != 2 or not symdims.solvable([(tka, tkb), (tc[0], tm), (tc[1], tn)]):",
+        "if cs != (1, n) and (len(cs) != 2 or not symdims.solvable([(tka, tkb), (tc[0], tm), (tc[1], tn)])):"),
+    "python: broadcast_shape lets B's dimension broadcast only when it is 1": (
+        "src/sonnx/ops/elementwise.py",
+        "        if x != y and x != 1 and y != 1:",
+        "        if x != y and y != 1:"),
+    "theory: Gemm's C check accepts a (1, N) bias": (
+        "proofs/gemm_refusal.mlw",
+        "if same_shape s (Cons m (Cons n Nil)) then Clean",
+        "if same_shape s (Cons m (Cons n Nil)) || same_shape s (Cons 1 (Cons n Nil)) then Clean"),
+    "theory: bcast_rev lets a dimension broadcast only when the other is 1": (
+        "proofs/elementwise.mlw",
+        "if x <> y && x <> 1 && y <> 1 then Incompatible",
+        "if x <> y && y <> 1 then Incompatible"),
+}
+
+
+def _run(src: Path, tools: Path, proofs: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{tools}"}
+    return subprocess.run([sys.executable, "-m", "sonnx_dev.refusal_check", "--proofs", str(proofs)],
+                          capture_output=True, text=True, env=env, timeout=GUARD_S, cwd=REPO)
+
+
+@needs_why3
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R4")
+def test_theories_agree_with_the_constraint_functions():
+    run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 disagreements" in run.stdout
+    # the corpus reaches every verdict of both theories (not a check of accepts only)
+    for theory, verdicts in (("elementwise", ("R1 ", "R4 ", "accept ")),
+                             ("gemm_refusal", ("R1 ", "R1+R1 ", "R4 ", "accept "))):
+        line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
+        assert all(f"({v}" in line or f", {v}" in line for v in verdicts), line
+
+
+@needs_why3
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R4")
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_a_change_on_one_side_fails(plant, tmp_path):
+    rel, old, new = PLANTS[plant]
+    root = tmp_path / "r"
+    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copytree(REPO / "proofs", root / "proofs",
+                    ignore=shutil.ignore_patterns("why3session.xml", "why3shapes.gz", "*.bak"))
+    target = root / rel
+    text = target.read_text()
+    assert text.count(old) == 1, f"the plant's anchor moved in {rel}"
+    target.write_text(text.replace(old, new))
+    run = _run(root / "src", REPO / "tools", root / "proofs")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "disagreements" in run.stdout and "0 disagreements" not in run.stdout
