@@ -401,7 +401,7 @@ def check(proofs: Path = REPO / "proofs", limit: int = 400,
             raise RuntimeError(f"{theory}: {len(got)} verdicts for {len(cases)} cases")
         for case, rules in zip(cases, got):
             py, th = case.python(), theory_ids(theory, case.what, rules)
-            for key in set(r.split("-")[-1] for r in py) or {"accept"}:
+            for key in set(r.split("-")[-1] for r in py) or {"accepted"}:
                 counts[key] = counts.get(key, 0) + 1
             counts["all"] = counts.get("all", 0) + 1
             if py != th:
@@ -426,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     for theory, counts in seen.items():
         shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "all")
-        print(f"refusal_check: {theory}: {counts.get('all', 0)} signatures (refused under {shown})")
+        print(f"refusal_check: {theory}: {counts.get('all', 0)} signatures (per rule refusing: {shown})")
     print(f"refusal_check: {len(bad)} disagreements")
     return 1 if bad else 0
 
