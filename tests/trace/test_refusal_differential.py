@@ -71,14 +71,24 @@ PLANTS = {
         "constraints.Gemm"),
     "theory: consumed_inputs passes": (
         "proofs/constraints.mlw",
-        "if consumed_inputs then app f (one R4) else f",
-        "f",
+        "let f = if consumed_inputs then app f (one R4) else f in",
+        "let f = f in",
         "constraints.Elementwise"),
     "theory: broadcast on Gemm-7 passes when 0": (
         "proofs/constraints.mlw",
         "if version >= 7 then one R5",
         "if version > 7 then one R5",
         "constraints.Gemm"),
+    "python: Relu names a sparse input under its typed rule": (
+        "src/sonnx/ops/relu.py",
+        'dense_rule="RELU-R1", type_rule="RELU-R2"',
+        'dense_rule="RELU-R2", type_rule="RELU-R2"',
+        "constraints.Relu"),
+    "theory: Relu accepts consumed_inputs": (
+        "proofs/constraints.mlw",
+        "      if consumed_inputs then app f (one R4) else f\n",
+        "      f\n",
+        "constraints.Relu"),
 }
 
 
@@ -90,7 +100,7 @@ def _run(src: Path, tools: Path, proofs: Path, *only: str) -> subprocess.Complet
 
 
 @needs_why3
-@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6")
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -99,7 +109,8 @@ def test_theories_agree_with_the_constraint_functions():
     for theory, verdicts in (("elementwise", ("R1", "R4")),
                              ("gemm_refusal", ("R1", "R4")),
                              ("constraints.Elementwise", ("R1", "R2", "R3", "R4")),
-                             ("constraints.Gemm", ("R1", "R2", "R3", "R4", "R5", "R6"))):
+                             ("constraints.Gemm", ("R1", "R2", "R3", "R4", "R5", "R6")),
+                             ("constraints.Relu", ("R1", "R2", "R4"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -107,7 +118,7 @@ def test_theories_agree_with_the_constraint_functions():
 
 
 @needs_why3
-@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6")
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

@@ -266,13 +266,33 @@ def full_gemm_cases(limit: int) -> list[Case]:
     return out
 
 
+def full_relu_cases(limit: int) -> list[Case]:
+    """Relu's constraints: one input, dense (RELU-R1), typed (RELU-R2), no consumed_inputs (R4)."""
+    from sonnx.ops import relu
+    rng = random.Random(SEED + 4)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 5, 6, 13, 14, 21))
+        x = _rand_sig(rng)
+        ci = rng.choice((None,) * 6 + ([0],))
+        version = _version("Relu", opset)
+        term = (f"constraints {version} {_allowed('Relu', version)} {Terms().sig(*x)} "
+                f"{'false' if ci is None else 'true'}")
+
+        def python(x=x, opset=opset, ci=ci):
+            return tuple(v.requirement for v in relu.constraints(_sig(*x), opset=opset, consumed_inputs=ci))
+        out.append(Case(f"Relu opset {opset} X{x} consumed_inputs={ci}", term, python))
+    return out
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
     from sonnx.ops import registry
     out: dict[str, list[Case]] = {"elementwise": [], "gemm_refusal": [],
                                   "constraints.Elementwise": full_elementwise_cases(limit),
-                                  "constraints.Gemm": full_gemm_cases(limit)}
+                                  "constraints.Gemm": full_gemm_cases(limit),
+                                  "constraints.Relu": full_relu_cases(limit // 2)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -297,11 +317,13 @@ USES = {
     "gemm_refusal": ["tensor.Shape", "elementwise.Refusal", "gemm_refusal.GemmRefusal"],
     "constraints.Elementwise": _FULL,
     "constraints.Gemm": _FULL + ["constraints.GemmConstraints"],
+    "constraints.Relu": ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.ReluConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
           "constraints.Elementwise": ("found", "FNil", "FCons"),
-          "constraints.Gemm": ("found", "FNil", "FCons")}
+          "constraints.Gemm": ("found", "FNil", "FCons"),
+          "constraints.Relu": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
@@ -382,6 +404,8 @@ def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...
     """A theory's rule names as the Python's requirement IDs (the operator's prefix)."""
     if theory in ("gemm_refusal", "constraints.Gemm"):
         return tuple(f"GEMM-{r}" for r in rules)
+    if theory == "constraints.Relu":
+        return tuple(f"RELU-{r}" for r in rules)
     from sonnx.ops import registry
     prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
