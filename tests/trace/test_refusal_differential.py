@@ -1,0 +1,135 @@
+"""The refusal theories follow the constraint functions that run (issue 32).
+
+tools/sonnx_dev/refusal_check.py runs the theories' decision functions (``why3 execute``) and the
+Python ``constraints`` on one generated corpus and compares the verdicts. Here: the committed
+pair agrees, and a change to either side alone (planted in a copy of src/ or proofs/) makes the
+check fail, naming a signature on which the two now disagree.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+needs_why3 = pytest.mark.skipif(shutil.which("why3") is None, reason="why3 not installed")
+GUARD_S = 600      # a hang guard only
+
+# name -> (file under the copied tree, the text to replace, the fault, the theory it concerns):
+# each changes one side only; the check runs on that theory alone, to keep the test short
+PLANTS = {
+    "python: Gemm accepts a (1, N) bias": (
+        "src/sonnx/ops/gemm/__init__.py",
+        "if len(cs) != 2 or not symdims.solvable([(tka, tkb), (tc[0], tm), (tc[1], tn)]):",
+        "if cs != (1, n) and (len(cs) != 2 or not symdims.solvable([(tka, tkb), (tc[0], tm), (tc[1], tn)])):",
+        "gemm_refusal"),
+    "python: broadcast_shape lets B's dimension broadcast only when it is 1": (
+        "src/sonnx/ops/elementwise.py",
+        "        if x != y and x != 1 and y != 1:",
+        "        if x != y and y != 1:",
+        "elementwise"),
+    "theory: Gemm's C check accepts a (1, N) bias": (
+        "proofs/gemm_refusal.mlw",
+        "if same_shape s (Cons m (Cons n Nil)) then Clean",
+        "if same_shape s (Cons m (Cons n Nil)) || same_shape s (Cons 1 (Cons n Nil)) then Clean",
+        "gemm_refusal"),
+    "theory: bcast_rev lets a dimension broadcast only when the other is 1": (
+        "proofs/elementwise.mlw",
+        "if x <> y && x <> 1 && y <> 1 then Incompatible",
+        "if x <> y && y <> 1 then Incompatible",
+        "elementwise"),
+    # the whole constraint functions (proofs/constraints.mlw)
+    "python: mixed element types pass": (
+        "src/sonnx/ops/signature.py",
+        "if len({elem for _, elem in typed}) > 1:",
+        "if len({elem for _, elem in typed}) > 2:",
+        "constraints.Elementwise"),
+    "python: transA=2 passes": (
+        "src/sonnx/ops/gemm/__init__.py",
+        "or value not in (0, 1):",
+        "or value not in (0, 1, 2):",
+        "constraints.Gemm"),
+    "python: symbolic shapes of different ranks pass when solvable": (
+        "src/sonnx/ops/elementwise.py",
+        "if len(sa) == len(sb) and symdims.solvable(pairs):",
+        "if symdims.solvable(pairs):",
+        "constraints.Elementwise"),
+    "theory: two different static sizes unify": (
+        "proofs/constraints.mlw",
+        "| DStatic _, DStatic _ -> false ",
+        "| DStatic _, DStatic _ -> true ",
+        "constraints.Elementwise"),
+    "theory: bfloat16 is not a float (GEMM-R6)": (
+        "proofs/constraints.mlw",
+        "e = 1 || e = 10 || e = 11 || e = 16",
+        "e = 1 || e = 10 || e = 11",
+        "constraints.Gemm"),
+    "theory: consumed_inputs passes": (
+        "proofs/constraints.mlw",
+        "let f = if consumed_inputs then app f (one R4) else f in",
+        "let f = f in",
+        "constraints.Elementwise"),
+    "theory: broadcast on Gemm-7 passes when 0": (
+        "proofs/constraints.mlw",
+        "if version >= 7 then one R5",
+        "if version > 7 then one R5",
+        "constraints.Gemm"),
+    "python: Relu names a sparse input under its typed rule": (
+        "src/sonnx/ops/relu.py",
+        'dense_rule="RELU-R1", type_rule="RELU-R2"',
+        'dense_rule="RELU-R2", type_rule="RELU-R2"',
+        "constraints.Relu"),
+    "theory: Relu accepts consumed_inputs": (
+        "proofs/constraints.mlw",
+        "      if consumed_inputs then app f (one R4) else f\n",
+        "      f\n",
+        "constraints.Relu"),
+}
+
+
+def _run(src: Path, tools: Path, proofs: Path, *only: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{tools}"}
+    return subprocess.run([sys.executable, "-m", "sonnx_dev.refusal_check", "--proofs", str(proofs),
+                           *(f"--only={t}" for t in only)],
+                          capture_output=True, text=True, env=env, timeout=GUARD_S, cwd=REPO)
+
+
+@needs_why3
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4")
+def test_theories_agree_with_the_constraint_functions():
+    run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 disagreements" in run.stdout
+    # the corpus reaches every verdict of every theory (not a check of accepts only)
+    for theory, verdicts in (("elementwise", ("R1", "R4")),
+                             ("gemm_refusal", ("R1", "R4")),
+                             ("constraints.Elementwise", ("R1", "R2", "R3", "R4")),
+                             ("constraints.Gemm", ("R1", "R2", "R3", "R4", "R5", "R6")),
+                             ("constraints.Relu", ("R1", "R2", "R4"))):
+        line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
+        counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
+        assert int(counts["accepted"]) > 0, line
+        assert all(int(counts.get(v, 0)) > 0 for v in verdicts), line
+
+
+@needs_why3
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4")
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_a_change_on_one_side_fails(plant, tmp_path):
+    rel, old, new, theory = PLANTS[plant]
+    root = tmp_path / "r"
+    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copytree(REPO / "proofs", root / "proofs",
+                    ignore=shutil.ignore_patterns("why3session.xml", "why3shapes.gz", "*.bak"))
+    target = root / rel
+    text = target.read_text()
+    assert text.count(old) == 1, f"the plant's anchor moved in {rel}"
+    target.write_text(text.replace(old, new))
+    run = _run(root / "src", REPO / "tools", root / "proofs", theory)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "disagreements" in run.stdout and "0 disagreements" not in run.stdout

@@ -1,0 +1,459 @@
+"""The refusal theories against the constraint functions that run (issue 32): a differential check.
+
+proofs/elementwise.mlw (module ``Refusal``) and proofs/gemm_refusal.mlw write the shape checks of
+the Python ``constraints`` functions as WhyML programs (``let function``), and prove facts about
+those programs. Nothing in the proofs ties them to the Python: this check does. It generates a
+deterministic corpus of signatures, runs the theories' decision functions on it with
+``why3 execute`` (Why3's interpreter of WhyML programs; the whole corpus of one theory is one
+closed term, so one Why3 call per theory), runs the Python ``constraints`` on the same corpus,
+and compares the verdicts: accepted, or the list of requirement IDs refused, in order. A change to
+one side without the other makes some signature disagree.
+
+    python -m sonnx_dev.refusal_check [--proofs DIR] [--limit N]    # exit 1 on a disagreement
+
+Run it with the sources to check on PYTHONPATH (src/ and tools/). ``--proofs`` names the folder
+of theories (default: the repository's proofs/).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+REPO = Path(__file__).resolve().parents[2]
+SEED = 32              # the corpus is a function of this seed: the check is deterministic
+HANG_GUARD_S = 300     # a whole `why3 execute`: only a guard against a hang, never a verdict
+
+
+# ---------------------------------------------------------------- the corpus
+@dataclass(frozen=True)
+class Case:
+    """One signature: the WhyML term of the theory's decision, and the Python call's verdict."""
+    what: str                      # readable, for the report
+    term: str                      # WhyML expression of type [violations]
+    python: Callable[[], tuple[str, ...]]
+
+
+def ints(shape: Iterable[int]) -> str:
+    """A static shape as a [tensor.Shape.ints] term."""
+    out = "Nil"
+    for d in reversed(tuple(shape)):
+        out = f"(Cons {d} {out})"
+    return out
+
+
+def _shapes(rng: random.Random, rank: int, dims=(0, 1, 2, 3)) -> tuple[int, ...]:
+    return tuple(rng.choice(dims) for _ in range(rank))
+
+
+def elementwise_pairs(limit: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Pairs of static shapes of ranks 0-4, dims 0-3: equal pairs, pairs one dimension apart,
+    pairs a prefix apart (broadcastable), and random pairs."""
+    rng = random.Random(SEED)
+    out = []
+    for rank in range(5):
+        for _ in range(limit // 25 + 1):
+            s = _shapes(rng, rank)
+            out.append((s, s))
+            if rank:
+                i = rng.randrange(rank)
+                t = s[:i] + (rng.choice((0, 1, 2, 3, 4)),) + s[i + 1:]
+                out.append((s, t) if rng.random() < 0.5 else (t, s))
+                out.append((s[rng.randrange(rank):], s))
+            out.append((s, _shapes(rng, rng.randrange(5))))
+    return out[:limit]
+
+
+def gemm_cases(limit: int) -> list[tuple[tuple, tuple, tuple | None, int, int]]:
+    """(A, B, C or None, transA, transB): mostly matrices with agreeing or disagreeing inner
+    dimensions, C among the shapes a bias is given ((M, N), (N, M), (N), (1, N), (M, 1), the
+    scalar, random), and operands of other ranks."""
+    rng = random.Random(SEED + 1)
+    out = []
+    while len(out) < limit:
+        ta, tb = rng.randrange(2), rng.randrange(2)
+        m, k, n = (rng.choice((0, 1, 2, 3)) for _ in range(3))
+        kb = k if rng.random() < 0.8 else rng.choice((0, 1, 2, 3))
+        a = (k, m) if ta else (m, k)
+        b = (n, kb) if tb else (kb, n)
+        if rng.random() < 0.15:
+            a = _shapes(rng, rng.choice((0, 1, 3, 4)))
+        if rng.random() < 0.15:
+            b = _shapes(rng, rng.choice((0, 1, 3, 4)))
+        c = rng.choice([None, (m, n), (m, n), (n, m), (n,), (1, n), (m, 1), (),
+                        _shapes(rng, rng.randrange(4))])
+        out.append((a, b, c, ta, tb))
+    return out
+
+
+# ---------------------------------------------------------------- the Python side
+def _sig(shape, elem="float", sparse=False):
+    from sonnx.ops.signature import TensorSig
+    return TensorSig(shape=None if shape is None else tuple(shape), elem_type=elem, sparse=sparse)
+
+
+def _rules(found, keep: set[str]) -> tuple[str, ...]:
+    return tuple(v.requirement for v in found if v.requirement in keep)
+
+
+def python_elementwise(op: str, prefix: str, a, b) -> tuple[str, ...]:
+    """The shape rules (R1, R4) of ``constraints`` for dense float inputs at the latest opset."""
+    from sonnx.ops import elementwise, registry
+    latest = max(registry.operator(op).type_sets)
+    found = elementwise.constraints(op, prefix, _sig(a), _sig(b), opset=latest)
+    return _rules(found, {f"{prefix}-R1", f"{prefix}-R4"})
+
+
+def python_gemm(a, b, c, ta, tb) -> tuple[str, ...]:
+    """The shape rules (GEMM-R1, GEMM-R4) of Gemm's ``constraints``, dense float inputs, opset 13."""
+    from sonnx.ops import gemm
+    found = gemm.constraints(_sig(a), _sig(b), None if c is None else _sig(c), opset=13,
+                             trans_a=ta, trans_b=tb)
+    return _rules(found, {"GEMM-R1", "GEMM-R4"})
+
+
+# ---------------------------------------------------------------- whole signatures (constraints.mlw)
+# Dimensions: static sizes, ONNX symbols, and the other unknowns the validator meets (None, "",
+# OpenVINO's "?" and an interval); element types: the profile's, unknown, and two it refuses.
+DIMS = (0, 1, 2, 3, 1, 2, "N", "M", None, "?", "1..4")
+ELEMS = ("float", "double", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "int32",
+         "int64", "uint32", "uint64", "bool", "string", None)
+# alpha/beta values and what a binary32 FLOAT attribute makes of them (stated here, by hand, so
+# that the check does not read the answer from the code it checks)
+SCALES = ((1.0, "FOne"), (1, "FOne"), (2.0, "FF32"), (0.5, "FF32"), (float("nan"), "FF32"),
+          (0.1, "FNotF32"), (True, "FNotF32"), ("2", "FNotF32"))
+FLAGS = ((0, "(FInt 0)"), (1, "(FInt 1)"), (2, "(FInt 2)"), (-1, "(FInt (-1))"),
+         (True, "(FBool true)"), (False, "(FBool false)"), (1.0, "FOther"), (None, "FOther"))
+
+
+def elem_code(name: str | None) -> str:
+    """An element type as the theories read it: its ONNX TensorProto code."""
+    if name is None:
+        return "NoElem"
+    import onnx
+    return f"(Elem {onnx.TensorProto.DataType.Value(name.upper())})"
+
+
+class Terms:
+    """WhyML terms of one case's signatures: a symbol is one number wherever its name appears,
+    every other unknown dimension a number of its own (as sonnx.ops.symdims.Dims reads them)."""
+
+    def __init__(self) -> None:
+        self.symbols: dict[str, int] = {}
+        self.fresh = 0
+
+    def dim(self, d) -> str:
+        from sonnx.ops import symdims
+        if symdims.is_static(d):
+            return f"(DStatic ({d}))"
+        if symdims.is_symbol(d):
+            return f"(DSym {self.symbols.setdefault(d, len(self.symbols))})"
+        self.fresh += 1
+        return f"(DUnknown {self.fresh})"
+
+    def sig(self, shape, elem, sparse) -> str:
+        if shape is None:
+            sh = "NoRank"
+        else:
+            body = "DNil"
+            for d in reversed([self.dim(d) for d in shape]):
+                body = f"(DCons {d} {body})"
+            sh = f"(Ranked {body})"
+        return f"(Sig {sh} {elem_code(elem)} {'true' if sparse else 'false'})"
+
+
+def codes(names) -> str:
+    import onnx
+    return ints(sorted(onnx.TensorProto.DataType.Value(n.upper()) for n in names))
+
+
+def _rand_sig(rng: random.Random, like=None):
+    """(shape, elem, sparse): often ``like`` with one thing changed, so that accepted
+    signatures are common and each refusal is met alone as well as with others."""
+    if like is not None and rng.random() < 0.7:
+        shape, elem, sparse = like
+        what = rng.randrange(5)
+        if what == 1 and shape:
+            i = rng.randrange(len(shape))
+            shape = shape[:i] + (rng.choice(DIMS),) + shape[i + 1:]
+        elif what == 2:
+            elem = rng.choice(ELEMS)
+        elif what == 3 and shape:
+            shape = shape[rng.randrange(len(shape)):]
+        return shape, elem, sparse or rng.random() < 0.03
+    shape = None if rng.random() < 0.05 else tuple(rng.choice(DIMS) for _ in range(rng.randrange(5)))
+    return shape, (rng.choice(ELEMS) if rng.random() < 0.4 else "float"), rng.random() < 0.05
+
+
+def _version(op: str, opset: int) -> int:
+    from sonnx.ops import registry
+    return registry.since_version(op, opset) or 0
+
+
+def _allowed(op: str, version: int) -> str:
+    from sonnx.ops import registry
+    return codes(registry.type_set(op, version)) if version else "Nil"
+
+
+def full_elementwise_cases(limit: int) -> list[Case]:
+    from sonnx.ops import elementwise, registry
+    rng = random.Random(SEED + 2)
+    ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
+    out = []
+    for i in range(limit):
+        op = ops[i % len(ops)]
+        prefix = registry.operator(op).prefix
+        opset = rng.choice((0, 1, 5, 6, 7, 12, 13, 14, 21))
+        a = _rand_sig(rng)
+        b = _rand_sig(rng, a)
+        br = rng.choice((None,) * 6 + (0, 1, 2))
+        ci = rng.choice((None,) * 8 + ([0, 1],))
+        version = _version(op, opset)
+        t = Terms()
+        term = (f"constraints {version} {_allowed(op, version)} {t.sig(*a)} {t.sig(*b)} "
+                f"{'Absent' if br is None else f'(Given {br})'} {'false' if ci is None else 'true'}")
+
+        def python(op=op, prefix=prefix, a=a, b=b, opset=opset, br=br, ci=ci):
+            return tuple(v.requirement for v in elementwise.constraints(
+                op, prefix, _sig(*a), _sig(*b), opset=opset, broadcast=br, consumed_inputs=ci))
+        out.append(Case(f"{op} opset {opset} A{a} B{b} broadcast={br} consumed_inputs={ci}", term, python))
+    return out
+
+
+def full_gemm_cases(limit: int) -> list[Case]:
+    from sonnx.ops import gemm
+    rng = random.Random(SEED + 3)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 6, 7, 9, 11) + (13,) * 8 + (21,))
+        m, k, n = (rng.choice(DIMS) for _ in range(3))
+        ta, tav = rng.choice(FLAGS[:2] * 12 + FLAGS)
+        tb, tbv = rng.choice(FLAGS[:2] * 12 + FLAGS)
+        kb = k if rng.random() < 0.75 else rng.choice(DIMS)
+        elem = rng.choice(ELEMS) if rng.random() < 0.3 else "float"
+        a = ((k, m) if ta else (m, k), elem, False)
+        b = ((n, kb) if tb else (kb, n), elem, False)
+        if rng.random() < 0.2:
+            a = _rand_sig(rng, a)
+        if rng.random() < 0.2:
+            b = _rand_sig(rng, b)
+        c_shape = rng.choice([(m, n), (m, n), (n, m), (n,), (1, n), (m, 1), (), ("N", "N"),
+                              tuple(rng.choice(DIMS) for _ in range(rng.randrange(4)))])
+        c = None if rng.random() < 0.3 else _rand_sig(rng, (c_shape, elem, False))
+        alpha, al = rng.choice(SCALES[:1] * 16 + SCALES)
+        beta, be = rng.choice(SCALES[:1] * 16 + SCALES)
+        br = rng.choice((None,) * 12 + (0, 1))
+        version = _version("Gemm", opset)
+        t = Terms()
+        cterm = "NoCin" if c is None else f"(Cin {t.sig(*c)})"
+        term = (f"constraints {version} {_allowed('Gemm', version)} {t.sig(*a)} {t.sig(*b)} {cterm} "
+                f"{al} {be} {tav} {tbv} {'Absent' if br is None else f'(Given {br})'}")
+
+        def python(a=a, b=b, c=c, opset=opset, alpha=alpha, beta=beta, ta=ta, tb=tb, br=br):
+            return tuple(v.requirement for v in gemm.constraints(
+                _sig(*a), _sig(*b), None if c is None else _sig(*c), opset=opset, alpha=alpha,
+                beta=beta, trans_a=ta, trans_b=tb, broadcast=br))
+        out.append(Case(f"Gemm opset {opset} A{a} B{b} C{c} alpha={alpha!r} beta={beta!r} "
+                        f"transA={ta!r} transB={tb!r} broadcast={br}", term, python))
+    return out
+
+
+def full_relu_cases(limit: int) -> list[Case]:
+    """Relu's constraints: one input, dense (RELU-R1), typed (RELU-R2), no consumed_inputs (R4)."""
+    from sonnx.ops import relu
+    rng = random.Random(SEED + 4)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 5, 6, 13, 14, 21))
+        x = _rand_sig(rng)
+        ci = rng.choice((None,) * 6 + ([0],))
+        version = _version("Relu", opset)
+        term = (f"constraints {version} {_allowed('Relu', version)} {Terms().sig(*x)} "
+                f"{'false' if ci is None else 'true'}")
+
+        def python(x=x, opset=opset, ci=ci):
+            return tuple(v.requirement for v in relu.constraints(_sig(*x), opset=opset, consumed_inputs=ci))
+        out.append(Case(f"Relu opset {opset} X{x} consumed_inputs={ci}", term, python))
+    return out
+
+
+def corpus(limit: int) -> dict[str, list[Case]]:
+    """Per theory: the cases. The element-wise theory is checked against each element-wise
+    operator's constraint function (they share one, under their own IDs)."""
+    from sonnx.ops import registry
+    out: dict[str, list[Case]] = {"elementwise": [], "gemm_refusal": [],
+                                  "constraints.Elementwise": full_elementwise_cases(limit),
+                                  "constraints.Gemm": full_gemm_cases(limit),
+                                  "constraints.Relu": full_relu_cases(limit // 2)}
+    ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
+    for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
+        prefix = registry.operator(op).prefix
+        out["elementwise"].append(Case(
+            f"{op} A{a} B{b}", f"shape_violations {ints(a)} {ints(b)}",
+            lambda op=op, prefix=prefix, a=a, b=b: python_elementwise(op, prefix, a, b)))
+    for a, b, c, ta, tb in gemm_cases(limit):
+        cterm = "NoC" if c is None else f"(SomeC {ints(c)})"
+        tf = {0: "false", 1: "true"}
+        out["gemm_refusal"].append(Case(
+            f"Gemm A{a} B{b} C{c} transA={ta} transB={tb}",
+            f"gemm_shape_violations {ints(a)} {ints(b)} {cterm} {tf[ta]} {tf[tb]}",
+            lambda a=a, b=b, c=c, ta=ta, tb=tb: python_gemm(a, b, c, ta, tb)))
+    return out
+
+
+# ---------------------------------------------------------------- the Why3 side
+# per theory: the modules the terms need, and the type of its verdict (name, empty, cons)
+_FULL = ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.ElementwiseConstraints"]
+USES = {
+    "elementwise": ["tensor.Shape", "elementwise.Refusal"],
+    "gemm_refusal": ["tensor.Shape", "elementwise.Refusal", "gemm_refusal.GemmRefusal"],
+    "constraints.Elementwise": _FULL,
+    "constraints.Gemm": _FULL + ["constraints.GemmConstraints"],
+    "constraints.Relu": ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.ReluConstraints"],
+}
+RESULT = {"elementwise": ("violations", "Clean", "Violation"),
+          "gemm_refusal": ("violations", "Clean", "Violation"),
+          "constraints.Elementwise": ("found", "FNil", "FCons"),
+          "constraints.Gemm": ("found", "FNil", "FCons"),
+          "constraints.Relu": ("found", "FNil", "FCons")}
+
+
+CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
+
+
+def batch_module(theory: str, terms: list[str]) -> str:
+    """A module whose [batch ()] is the list of the theory's verdicts on ``terms`` (chunks of
+    CHUNK terms, each in a function of its own, joined by [batch])."""
+    uses = "\n".join(f"  use {m}" for m in USES[theory])
+    funs, calls = [], "Last"
+    chunks = [terms[i:i + CHUNK] for i in range(0, len(terms), CHUNK)]
+    for i, chunk in enumerate(chunks):
+        body = "Done"
+        for t in reversed(chunk):
+            body = f"More ({t})\n    ({body})"
+        funs.append(f"  let function chunk{i} () : results =\n    {body}\n")
+    for i in reversed(range(len(chunks))):
+        calls = f"Chunk (chunk{i} ()) ({calls})"
+    return (f"module Batch\n{uses}\n  type results = Done | More {RESULT[theory][0]} results\n"
+            f"  type chunks = Last | Chunk results chunks\n" + "".join(funs) +
+            f"  let function batch () : chunks = {calls}\nend\n")
+
+
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_']*|\S")
+
+
+def parse_results(text: str, theory: str) -> list[tuple[str, ...]]:
+    """The verdicts in ``why3 execute``'s answer ``result: chunks = Chunk (More ...) ...``: each a
+    tuple of rule names (R1, R4, ...) in order, () for none."""
+    _, empty, cons = RESULT[theory]
+    m = re.search(r"result\s*:\s*chunks\s*=\s*(.*?)\n\s*globals", text, re.S | re.I)
+    if not m:
+        raise RuntimeError(f"no result in why3 execute's output:\n{text[-2000:]}")
+    toks = [t for t in _TOKEN.findall(m.group(1)) if t not in "()"]
+    pos = 0
+
+    def take() -> str:
+        nonlocal pos
+        pos += 1
+        return toks[pos - 1]
+
+    def violations() -> tuple[str, ...]:
+        t = take()
+        if t == empty:
+            return ()
+        if t != cons:
+            raise RuntimeError(f"unexpected {t!r} in why3 execute's output")
+        rule = take()
+        return (rule,) + violations()
+
+    out = []
+    while (t := take()) == "Chunk":
+        while (t := take()) == "More":
+            out.append(violations())
+        if t != "Done":
+            raise RuntimeError(f"unexpected {t!r} in why3 execute's output")
+    if t != "Last" or pos != len(toks):
+        raise RuntimeError("why3 execute's output does not end with Last")
+    return out
+
+
+def why3_verdicts(theory: str, terms: list[str], proofs: Path) -> list[tuple[str, ...]]:
+    if shutil.which("why3") is None:
+        raise RuntimeError("why3 not found on PATH: install why3 1.5.1 (tools/setup)")
+    with tempfile.TemporaryDirectory(prefix="refusal-check-") as tmp:
+        f = Path(tmp) / "batch.mlw"
+        f.write_text(batch_module(theory, terms))
+        run = subprocess.run(["why3", "-C", str(proofs / "why3.conf"), "execute", "-L", str(proofs),
+                              "-L", str(proofs / "lib"), str(f), "--use=Batch", "batch ()"],
+                             capture_output=True, text=True, timeout=HANG_GUARD_S)
+    if run.returncode != 0 and "result" not in run.stdout.lower():
+        raise RuntimeError(f"why3 execute failed ({run.returncode}):\n{run.stdout[-1500:]}{run.stderr[-1500:]}")
+    return parse_results(run.stdout + run.stderr, theory)
+
+
+# ---------------------------------------------------------------- the comparison
+def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...]:
+    """A theory's rule names as the Python's requirement IDs (the operator's prefix)."""
+    if theory in ("gemm_refusal", "constraints.Gemm"):
+        return tuple(f"GEMM-{r}" for r in rules)
+    if theory == "constraints.Relu":
+        return tuple(f"RELU-{r}" for r in rules)
+    from sonnx.ops import registry
+    prefix = registry.operator(what.split()[0]).prefix
+    return tuple(f"{prefix}-{r}" for r in rules)
+
+
+def check(proofs: Path = REPO / "proofs", limit: int = 400,
+          only: list[str] | None = None) -> tuple[dict, list[str]]:
+    """(per theory, how many cases each rule refused or were accepted; disagreements as lines)."""
+    seen: dict[str, dict[str, int]] = {}
+    bad: list[str] = []
+    for theory, cases in corpus(limit).items():
+        if only and theory not in only:
+            continue
+        counts = seen.setdefault(theory, {})
+        got = why3_verdicts(theory, [c.term for c in cases], proofs)
+        if len(got) != len(cases):
+            raise RuntimeError(f"{theory}: {len(got)} verdicts for {len(cases)} cases")
+        for case, rules in zip(cases, got):
+            py, th = case.python(), theory_ids(theory, case.what, rules)
+            for key in set(r.split("-")[-1] for r in py) or {"accepted"}:
+                counts[key] = counts.get(key, 0) + 1
+            counts["all"] = counts.get("all", 0) + 1
+            if py != th:
+                bad.append(f"{theory}: {case.what}: Python {list(py) or 'accepts'}, "
+                           f"theory {list(th) or 'accepts'}")
+    return seen, bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="refusal_check", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--proofs", type=Path, default=REPO / "proofs")
+    ap.add_argument("--limit", type=int, default=400, help="cases per theory (default 400)")
+    ap.add_argument("--only", action="append", choices=sorted(USES),
+                    help="check this theory only (repeatable)")
+    args = ap.parse_args(argv)
+    try:
+        seen, bad = check(args.proofs.resolve(), args.limit, args.only)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        print(f"refusal_check: {e}", file=sys.stderr)
+        return 2
+    for line in bad[:20]:
+        print(line)
+    for theory, counts in seen.items():
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "all")
+        print(f"refusal_check: {theory}: {counts.get('all', 0)} signatures (per rule refusing: {shown})")
+    print(f"refusal_check: {len(bad)} disagreements")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
