@@ -152,7 +152,9 @@ def _gemm_inputs(name, m, n, k, ta, tb, seed, specials=False):
         return a.astype(dt), b.astype(dt), c.astype(dt)
 
 
-SHAPES = [(1, 1, 1), (1, 5, 3), (4, 1, 7), (3, 4, 1), (5, 7, 9), (17, 33, 65), (2, 3, 300)]
+# rows 8, 16 and 17: whole blocks of 8 rows and a last partial block (proofs/gemm_c_loop.mlw)
+SHAPES = [(1, 1, 1), (1, 5, 3), (4, 1, 7), (3, 4, 1), (5, 7, 9), (8, 3, 2), (16, 9, 4), (17, 33, 65),
+          (2, 3, 300)]
 
 
 @pytest.mark.req("GEMM-R1", "GEMM-R7")
@@ -342,6 +344,36 @@ def test_the_default_kernels_run_the_proved_entry_points_with_numpys_bits(name, 
             before = len(calls)
             assert_same_bits(sonnx.relu(x), to_numpy(relu_op.relu_reference(from_numpy(x.copy()))))
             assert len(calls) - before == covered
+# --- Gemm's inner loop is vectorised --------------------------------------------------------------
+
+# packed SSE/AVX multiply and add (x86): one instruction for several lanes, i.e. several elements
+_PACKED = {"gemm_loop": ("mulps", "addps"), "gemm_loop1": ("mulpd", "addpd")}
+
+
+def _packed(lib, function: str) -> dict:
+    """How many packed multiply and add instructions ``objdump -d lib`` shows in ``function``."""
+    import subprocess
+    dis = subprocess.run(["objdump", "-d", str(lib)], capture_output=True, text=True, check=True).stdout
+    body = dis.split(f"<{function}>:\n", 1)[1].split("\n\n", 1)[0]
+    return {mn: sum(1 for line in body.splitlines() if f"\t{mn} " in line or f"\tv{mn} " in line)
+            for mn in _PACKED[function]}
+
+
+@pytest.mark.req("GEMM-R7")
+def test_gemm_inner_loop_is_vectorised(tmp_path):
+    """The blocked loop of proofs/gemm_c_loop.mlw (j inner, independent elements) built with
+    sonnx.c_kernels.CFLAGS holds packed multiplies and adds in both clones; a build without the
+    vectoriser (the fault) holds none, so the check can fail."""
+    import platform
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the packed mnemonics read here are x86's")
+    good = ck.build(tmp_path / "good")
+    for fn in _PACKED:
+        counts = _packed(good, fn)
+        assert all(counts.values()), f"{fn}: no packed instruction for {counts}"
+    scalar = ck.build(tmp_path / "scalar", flags=ck.CFLAGS + ("-fno-tree-vectorize",))
+    for fn in _PACKED:
+        assert not any(_packed(scalar, fn).values())
 
 
 # --- MatMul: Gemm's C kernel with alpha = 1, no C -----------------------------------------------

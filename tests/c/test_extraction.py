@@ -101,7 +101,7 @@ def test_extract_c_passes_and_a_planted_difference_fails(tmp_path, capsys):
     shutil.copytree(ROOT / "src" / "sonnx" / "c", fake / "src" / "sonnx" / "c")
     gemm_c = fake / "src" / "sonnx" / "c" / "gemm_c.c"
     text = gemm_c.read_text()
-    planted = text.replace("s = (sonnx_f32_add", "s = (sonnx_f32_sub", 1)
+    planted = text.replace("(sonnx_f32_add((SONNX_RNE), (y[", "(sonnx_f32_sub((SONNX_RNE), (y[", 1)
     assert planted != text, "the planted difference no longer applies to gemm_c.c"
     gemm_c.write_text(planted)
     capsys.readouterr()

@@ -37,51 +37,99 @@ static inline int sonnx_f64_le(double x, double y) { return x <= y; }
 void gemm_loop(float * a, float * b, float * c, float * y, int hasc, int ta,
                int tb, float alpha, float beta, int32_t m, int32_t n,
                int32_t k) {
-  int32_t i, o, j, o1, l, o2;
-  float s;
-  float xa, xb, r, r1;
-  o = m - 1;
-  if (0 <= o) {
-    for (i = 0; ; ++i) {
-      o1 = n - 1;
-      if (0 <= o1) {
-        for (j = 0; ; ++j) {
-          s = (0.0f);
-          o2 = k - 1;
-          if (0 <= o2) {
-            for (l = 0; ; ++l) {
-              if (ta) {
-                xa = a[l * m + i];
-              } else {
-                xa = a[i * k + l];
-              }
-              if (tb) {
-                xb = b[j * k + l];
-              } else {
-                xb = b[l * n + j];
-              }
-              s = (sonnx_f32_add((SONNX_RNE), s, (sonnx_f32_mul((SONNX_RNE), xa, xb))));
-              if (l == o2) {
-                break;
-              }
+  int32_t i0;
+  int32_t i1, i, o, j, o1, l, o2, i2, o3, j1, o4, j2, o5, i3, o6, j3, o7;
+  float xa, r, r1;
+  i0 = 0;
+  while (i0 < m) {
+    if (m - i0 < 8) {
+      i1 = m;
+    } else {
+      i1 = i0 + 8;
+    }
+    o = i1 - 1;
+    if (i0 <= o) {
+      for (i = i0; ; ++i) {
+        o1 = n - 1;
+        if (0 <= o1) {
+          for (j = 0; ; ++j) {
+            y[i * n + j] = (0.0f);
+            if (j == o1) {
+              break;
             }
           }
-          r = (sonnx_f32_mul((SONNX_RNE), alpha, s));
-          if (hasc) {
-            r1 = (sonnx_f32_add((SONNX_RNE), r, (sonnx_f32_mul((SONNX_RNE), beta, (c[i * n + j])))));
-          } else {
-            r1 = r;
-          }
-          y[i * n + j] = r1;
-          if (j == o1) {
-            break;
-          }
+        }
+        if (i == o) {
+          break;
         }
       }
-      if (i == o) {
-        break;
+    }
+    o2 = k - 1;
+    if (0 <= o2) {
+      for (l = 0; ; ++l) {
+        o3 = i1 - 1;
+        if (i0 <= o3) {
+          for (i2 = i0; ; ++i2) {
+            if (ta) {
+              xa = a[l * m + i2];
+            } else {
+              xa = a[i2 * k + l];
+            }
+            if (tb) {
+              o4 = n - 1;
+              if (0 <= o4) {
+                for (j1 = 0; ; ++j1) {
+                  y[i2 * n + j1] = (sonnx_f32_add((SONNX_RNE), (y[i2 * n + j1]), (sonnx_f32_mul((SONNX_RNE), xa, (b[j1 * k + l])))));
+                  if (j1 == o4) {
+                    break;
+                  }
+                }
+              }
+            } else {
+              o5 = n - 1;
+              if (0 <= o5) {
+                for (j2 = 0; ; ++j2) {
+                  y[i2 * n + j2] = (sonnx_f32_add((SONNX_RNE), (y[i2 * n + j2]), (sonnx_f32_mul((SONNX_RNE), xa, (b[l * n + j2])))));
+                  if (j2 == o5) {
+                    break;
+                  }
+                }
+              }
+            }
+            if (i2 == o3) {
+              break;
+            }
+          }
+        }
+        if (l == o2) {
+          break;
+        }
       }
     }
+    o6 = i1 - 1;
+    if (i0 <= o6) {
+      for (i3 = i0; ; ++i3) {
+        o7 = n - 1;
+        if (0 <= o7) {
+          for (j3 = 0; ; ++j3) {
+            r = (sonnx_f32_mul((SONNX_RNE), alpha, (y[i3 * n + j3])));
+            if (hasc) {
+              r1 = (sonnx_f32_add((SONNX_RNE), r, (sonnx_f32_mul((SONNX_RNE), beta, (c[i3 * n + j3])))));
+            } else {
+              r1 = r;
+            }
+            y[i3 * n + j3] = r1;
+            if (j3 == o7) {
+              break;
+            }
+          }
+        }
+        if (i3 == o6) {
+          break;
+        }
+      }
+    }
+    i0 = i1;
   }
 }
 
@@ -95,51 +143,99 @@ void sonnx_gemm_f32(float * a, float * b, float * c, float * y, int hasc,
 void gemm_loop1(double * a, double * b, double * c, double * y, int hasc,
                 int ta, int tb, double alpha, double beta, int32_t m,
                 int32_t n, int32_t k) {
-  int32_t i, o, j, o1, l, o2;
-  double s;
-  double xa, xb, r, r1;
-  o = m - 1;
-  if (0 <= o) {
-    for (i = 0; ; ++i) {
-      o1 = n - 1;
-      if (0 <= o1) {
-        for (j = 0; ; ++j) {
-          s = (0.0);
-          o2 = k - 1;
-          if (0 <= o2) {
-            for (l = 0; ; ++l) {
-              if (ta) {
-                xa = a[l * m + i];
-              } else {
-                xa = a[i * k + l];
-              }
-              if (tb) {
-                xb = b[j * k + l];
-              } else {
-                xb = b[l * n + j];
-              }
-              s = (sonnx_f64_add((SONNX_RNE), s, (sonnx_f64_mul((SONNX_RNE), xa, xb))));
-              if (l == o2) {
-                break;
-              }
+  int32_t i0;
+  int32_t i1, i, o, j, o1, l, o2, i2, o3, j1, o4, j2, o5, i3, o6, j3, o7;
+  double xa, r, r1;
+  i0 = 0;
+  while (i0 < m) {
+    if (m - i0 < 8) {
+      i1 = m;
+    } else {
+      i1 = i0 + 8;
+    }
+    o = i1 - 1;
+    if (i0 <= o) {
+      for (i = i0; ; ++i) {
+        o1 = n - 1;
+        if (0 <= o1) {
+          for (j = 0; ; ++j) {
+            y[i * n + j] = (0.0);
+            if (j == o1) {
+              break;
             }
           }
-          r = (sonnx_f64_mul((SONNX_RNE), alpha, s));
-          if (hasc) {
-            r1 = (sonnx_f64_add((SONNX_RNE), r, (sonnx_f64_mul((SONNX_RNE), beta, (c[i * n + j])))));
-          } else {
-            r1 = r;
-          }
-          y[i * n + j] = r1;
-          if (j == o1) {
-            break;
-          }
+        }
+        if (i == o) {
+          break;
         }
       }
-      if (i == o) {
-        break;
+    }
+    o2 = k - 1;
+    if (0 <= o2) {
+      for (l = 0; ; ++l) {
+        o3 = i1 - 1;
+        if (i0 <= o3) {
+          for (i2 = i0; ; ++i2) {
+            if (ta) {
+              xa = a[l * m + i2];
+            } else {
+              xa = a[i2 * k + l];
+            }
+            if (tb) {
+              o4 = n - 1;
+              if (0 <= o4) {
+                for (j1 = 0; ; ++j1) {
+                  y[i2 * n + j1] = (sonnx_f64_add((SONNX_RNE), (y[i2 * n + j1]), (sonnx_f64_mul((SONNX_RNE), xa, (b[j1 * k + l])))));
+                  if (j1 == o4) {
+                    break;
+                  }
+                }
+              }
+            } else {
+              o5 = n - 1;
+              if (0 <= o5) {
+                for (j2 = 0; ; ++j2) {
+                  y[i2 * n + j2] = (sonnx_f64_add((SONNX_RNE), (y[i2 * n + j2]), (sonnx_f64_mul((SONNX_RNE), xa, (b[l * n + j2])))));
+                  if (j2 == o5) {
+                    break;
+                  }
+                }
+              }
+            }
+            if (i2 == o3) {
+              break;
+            }
+          }
+        }
+        if (l == o2) {
+          break;
+        }
       }
     }
+    o6 = i1 - 1;
+    if (i0 <= o6) {
+      for (i3 = i0; ; ++i3) {
+        o7 = n - 1;
+        if (0 <= o7) {
+          for (j3 = 0; ; ++j3) {
+            r = (sonnx_f64_mul((SONNX_RNE), alpha, (y[i3 * n + j3])));
+            if (hasc) {
+              r1 = (sonnx_f64_add((SONNX_RNE), r, (sonnx_f64_mul((SONNX_RNE), beta, (c[i3 * n + j3])))));
+            } else {
+              r1 = r;
+            }
+            y[i3 * n + j3] = r1;
+            if (j3 == o7) {
+              break;
+            }
+          }
+        }
+        if (i3 == o6) {
+          break;
+        }
+      }
+    }
+    i0 = i1;
   }
 }
 

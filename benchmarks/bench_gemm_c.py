@@ -1,0 +1,55 @@
+"""Benchmark: Gemm exact mode, the proved C kernel (sonnx.c_kernels.gemm, the blocked loop of
+proofs/gemm_c_loop.mlw) against sonnx.gemm's exact mode (the llvmlite-compiled fold,
+sonnx/ops/gemm/fold.py), in the same process on the same inputs.
+
+Not a test: it prints ratios C / fold (median and range over interleaved rounds, timing.py) and
+writes build/bench/gemm_c.json and gemm_c.md. float32 and float64; square M = K = N = 64, 256,
+512, 1024 and an MLP layer (batch 1000, 784 -> 1024); no C, alpha = beta = 1. Each shape's two
+results are compared bit for bit first (a difference stops the run). The C kernel is single
+threaded, SSE2 (as CFLAGS build it), no FMA; the fold uses the widest vectors of this CPU and
+all cores for large products. The load average before and after is printed: on a loaded
+machine both sides slow down, the ratio less so.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import sonnx
+from sonnx import c_kernels as ck
+
+from timing import fmt_range, load_average, machine, ratio_spread, rounds_of, write_figures
+
+SHAPES = [(64, 64, 64), (256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (1000, 784, 1024)]
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    ck.library()                  # the build on first use is not what is measured
+    load0 = load_average()
+    figures, rows = {}, []
+    for dt in (np.float32, np.float64):
+        for m, k, n in SHAPES:
+            a = rng.standard_normal((m, k)).astype(dt)
+            b = rng.standard_normal((k, n)).astype(dt)
+            if ck.gemm(a, b).tobytes() != sonnx.gemm(a, b).tobytes():
+                raise SystemExit(f"bench_gemm_c: C and exact Gemm differ at {m}x{k}x{n} {np.dtype(dt).name}")
+            big = m * k * n >= 512 ** 3
+            seen = rounds_of({"c": lambda: ck.gemm(a, b), "fold": lambda: sonnx.gemm(a, b)},
+                             reps=1 if big else 5 if m * k * n >= 256 ** 3 else 50, rounds=3 if big else 5)
+            key = f"gemm_{np.dtype(dt).name}_{m}x{k}x{n}"
+            figures[key] = {"c/fold": ratio_spread(seen, "c", "fold"),
+                            "c_seconds_min": min(seen["c"]), "fold_seconds_min": min(seen["fold"])}
+            rows.append((f"{np.dtype(dt).name} {m}x{k} @ {k}x{n}", fmt_range(figures[key]["c/fold"]),
+                         f"{min(seen['c']) * 1e3:.1f} / {min(seen['fold']) * 1e3:.1f}"))
+            print(" | ".join(rows[-1]), flush=True)
+    load1 = load_average()
+    figures["conditions"] = {"machine": machine(), "load_average": [load0, load1]}
+    md = ("| Gemm exact, A @ B | C kernel / llvmlite fold, median (min - max) of rounds | best ms, C / fold |\n"
+          "|---|---|---|\n" + "".join(f"| {a} | {b} | {c} |\n" for a, b, c in rows))
+    print(md)
+    print(f"load average before / after: {load0} / {load1}")
+    print(f"written {write_figures('gemm_c', figures, md)}")
+
+
+if __name__ == "__main__":
+    main()
