@@ -1,6 +1,6 @@
 """Conv's proof bites: on a copy of proofs/ under tmp, a planted fault in proofs/conv.mlw makes the
-replay of the committed session fail, under the session's step budgets (`why3 replay --use-steps`,
-as tools/prove runs it; a hang-guard stop would be reported as such, not as a pass).
+replay of the committed session fail, under the step budgets tools/prove gives
+(sonnx_dev.prove.steps_config; a hang-guard stop would be reported as such, not as a pass).
 
 - an off-by-one in the im2col index map (the patch matrix reads kernel column b + 1 for row b):
   `im2col_def` (the map as the theorem reads it) is no longer proved;
