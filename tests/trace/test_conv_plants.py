@@ -1,6 +1,7 @@
 """Conv's proof bites: on a copy of proofs/ under tmp, a planted fault in proofs/conv.mlw makes the
-replay of the committed session fail, under the session's step budgets (`why3 replay --use-steps`,
-as tools/prove runs it; a hang-guard stop would be reported as such, not as a pass).
+replay of the committed session fail, under the step budgets tools/prove gives
+(sonnx_dev.prove.steps_config), every failed leaf stopped by its prover (an answer, or the step
+limit), never by the hang guard or memory (issue 32).
 
 - an off-by-one in the im2col index map (the patch matrix reads kernel column b + 1 for row b):
   `im2col_def` (the map as the theorem reads it) is no longer proved;
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from sonnx_dev import prove     # the proof step's driver (tools/sonnx_dev)
+from tests.trace.test_refusal_plants import _assert_failed_by_steps   # stopped by steps, never the clock
 
 REPO = Path(__file__).resolve().parents[2]
 needs_why3 = pytest.mark.skipif(shutil.which("why3") is None, reason="why3 not installed")
@@ -60,6 +62,7 @@ def test_off_by_one_in_the_im2col_map_fails(tmp_path, monkeypatch):
     rep = _replay(root, monkeypatch)
     assert rep["status"] in ("failed", "obsolete"), rep
     assert "im2col_def" in _failed_goals(rep), rep
+    _assert_failed_by_steps(root, "conv", rep, {"im2col_def"})
 
 
 @needs_why3
@@ -71,6 +74,7 @@ def test_swapped_summation_order_fails(tmp_path, monkeypatch):
     rep = _replay(root, monkeypatch)
     assert rep["status"] in ("failed", "obsolete"), rep
     assert "row_fold" in _failed_goals(rep), rep
+    _assert_failed_by_steps(root, "conv", rep, {"row_fold"})
 
 
 @needs_why3

@@ -488,6 +488,7 @@ def step(why3, tmp_path, monkeypatch):
     (root / "proofs" / "x" / "why3session.xml.bak").write_text("an old session")
     (root / "proofs" / "lib" / "l.mlw").write_text("theory L\nend\n")
     (root / "proofs" / "assumptions.toml").write_text(REVIEWED_LIB)
+    shutil.copy2(REPO / "proofs" / "why3.conf", root / "proofs" / "why3.conf")   # replay's budgets start from it
     (root / "f.py").write_text(F_PY)
     monkeypatch.setattr(proofs, "mlw_files", lambda: ["proofs/x.mlw"])
     monkeypatch.setattr(prove, "LIB_FILES", ["proofs/lib/l.mlw"])
@@ -522,7 +523,8 @@ def test_the_proof_step_with_every_answer_valid_is_ok_and_writes_every_field(ste
     assert s["assumption_problems"] == [] and s["stdlib_props"] == {}
     assert s["replay"] == {"proofs/x.mlw": 0} and s["replay_status"]["proofs/x.mlw"]["status"] == "ok"
     assert s["inputs"] == step_inputs(step, "proofs")
-    assert s["budgets"] == {"sessions": "recorded steps + 1 per attempt (why3 replay --use-steps)",
+    assert s["budgets"] == {"sessions": f"per session and prover: {prove.STEP_MARGIN} x its largest recorded "
+                                        f"step count, at least {prove.STEP_FLOOR} (prover's own step limit)",
                             "python_frontend_steps": prove.PY_STEPS,
                             "hang_guard_seconds": {"replay": prove.HANG_GUARD_S, "python_vc": prove.PY_HANG_GUARD}}
     assert s["hang_guard_hit"] == [] and isinstance(s["seconds"], float) and s["seconds"] >= 0
@@ -534,7 +536,7 @@ def test_the_proof_step_with_every_answer_valid_is_ok_and_writes_every_field(ste
     assert all(c["cwd"] == str(step) for c in calls)
     # the jobs run side by side (prove.jobs()): each call once, in any order
     assert sorted(c["argv"] for c in calls) == sorted([
-        ["-C", "proofs/why3.conf", "replay", "--use-steps", "-L", str(work), str(work / "x")],
+        ["-C", str(work / "x.why3.conf"), "replay", "-L", str(work), str(work / "x")],
         ["-C", "proofs/why3.conf", "prove", "-L", "proofs", "--print-theory", "--debug", "print_locs", "proofs/x.mlw"],
         ["-C", "proofs/why3.conf", "prove", "-L", "proofs", "--type-only", "--debug", "print_modules,print_locs",
          "proofs/x.mlw"],
@@ -648,6 +650,24 @@ def test_stdlib_props_are_checked_against_the_reviewed_counts(step, why3, capsys
     rc, s, _ = _run(step, capsys)
     assert rc == 1 and s["assumption_problems"] == ["stdlib props per theory {'L': 1} differ from the reviewed "
                                                     "{} (proofs/assumptions.toml [stdlib_props])"]
+
+
+def test_replay_runs_every_step_counting_prover_under_a_step_budget_written_in_its_command(tmp_path):
+    """Why3 1.5.1's `replay --use-steps` gives the provers no step limit (it runs the time
+    command); the replay's own config runs each prover that counts steps with its step command
+    and a fixed budget: STEP_MARGIN x the largest count it recorded in the session."""
+    sess = tmp_path / "s.xml"
+    sess.write_text(X_SESSION.replace('steps="47"', 'steps="60000"'))
+    conf = tmp_path / "x.why3.conf"
+    budgets = prove.steps_config(REPO, sess, conf)
+    assert budgets == {("Z3", "5.4.0", "pip"): max(prove.STEP_FLOOR, prove.STEP_MARGIN * 60000)}
+    text = conf.read_text()
+    commands = re.findall(r'(?m)^command = "(.*)"$', text)
+    assert 'command = "z3 -smt2 sat.random_seed=42 nlsat.randomize=false smt.random_seed=42 rlimit=120000 -st %f"' in text
+    assert f'loadpath = "{REPO / "proofs" / "lib"}"' in text
+    # every prover but Gappa (no step counter) runs by steps: no time limit, no %S left
+    assert [c for c in commands if "%t" in c or "%S" in c] == [] and sum("gappa" in c for c in commands) == 1
+    assert all(re.search(r"rlimit=\d+|--steps \d+", c) for c in commands if "gappa" not in c)
 
 
 def test_replay_reads_both_streams_and_a_hang_is_stopped_by_the_guard(step, why3):

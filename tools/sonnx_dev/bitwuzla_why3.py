@@ -14,7 +14,7 @@ before) is left out. Leaving out a declaration or a hypothesis only weakens the 
 
 Budget: ``--steps N`` stops the search after N calls of Bitwuzla's termination callback
 (the SAT solver calls it as it works, so the count depends on the task, not on the machine's
-load): the deterministic budget ``why3 replay --use-steps`` gives. The count is printed as
+load): the deterministic budget tools/prove's replay gives (sonnx_dev.prove.steps_config). The count is printed as
 ``bitwuzla-steps: N`` for the driver (proofs/drivers/bitwuzla.drv). ``--seconds`` is only a
 hang guard (Why3's own time limit kills the process too).
 """

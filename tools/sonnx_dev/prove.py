@@ -29,12 +29,57 @@ from sonnx.trace.inputs import result_path, step_inputs
 from sonnx.trace.proofs import (HEADER, LIB_FILES, PROVERS, PY_FILES, Why3OutputError, _keyed,
                                 _proved, parse_py, parse_replay, parse_why3_json, summary, table)
 
-# Verdicts come from prover steps: `why3 replay --use-steps` gives every recorded attempt the
-# step count recorded in the session (+1) as its budget (z3 `rlimit`, cvc5 `--rlimit`), which
-# does not depend on the machine's load. Wall clock is only a hang guard: the session's
-# per-attempt time limit (why3server kills an attempt after it; reported as "hang guard hit",
-# never as a verdict) and HANG_GUARD_S over a whole `why3 replay`.
+# Verdicts come from prover steps. Why3 1.5.1's `why3 replay --use-steps` does not give the
+# provers a step limit: it runs each attempt with the time command of the config (`%S` is 0 and
+# the `command_steps` line is never used; seen with `--debug=call_prover`), so a replay bounded
+# only by the session's time limit ran cvc5 for 28 s and 1 M resource units on a goal recorded
+# at 14,233. replay_session therefore replays with a config of its own, written next to the
+# copy (steps_config): every prover that counts steps is run with its `command_steps` line and a
+# fixed budget, STEP_MARGIN times the largest step count that prover recorded in the session
+# (STEP_FLOOR at least), which cvc5 (`--rlimit`), Z3 (`rlimit=`) and Bitwuzla (the callback)
+# honour on every machine. Wall clock is only a hang guard: the session's per-attempt time
+# limit (why3server kills an attempt after it; reported as "hang guard hit", never as a
+# verdict) and HANG_GUARD_S over a whole `why3 replay`. Gappa counts no steps: it keeps its
+# time command (its goals are decided in well under a second).
 HANG_GUARD_S = int(os.environ.get("SONNX_PROOF_HANG_GUARD", "3600"))
+STEP_MARGIN = 2
+STEP_FLOOR = 100_000
+
+
+def step_budgets(session_xml: Path) -> dict[tuple[str, str, str], int]:
+    """(name, version, alternative) -> the step budget of that prover in this session."""
+    root = ET.parse(session_xml).getroot()
+    ids = {p.get("id"): (p.get("name"), p.get("version"), p.get("alternative") or "")
+           for p in root.findall("prover")}
+    most: dict[tuple[str, str, str], int] = {}
+    for pr in root.iter("proof"):
+        res = pr.find("result")
+        if res is not None and res.get("status") == "valid" and pr.get("prover") in ids:
+            key = ids[pr.get("prover")]
+            most[key] = max(most.get(key, 0), int(float(res.get("steps", "0"))))
+    return {k: max(STEP_FLOOR, STEP_MARGIN * s) for k, s in most.items()}
+
+
+def steps_config(root: Path, session_xml: Path, out: Path) -> dict[tuple[str, str, str], int]:
+    """Write ``out``: proofs/why3.conf with every step-counting prover's `command` replaced by its
+    `command_steps`, the budget of step_budgets written in for `%S`; `loadpath` made absolute
+    (Why3 resolves it against the config's folder). Returns the budgets."""
+    budgets = step_budgets(session_xml)
+    text = (Path(root) / "proofs" / "why3.conf").read_text(encoding="utf-8")
+    blocks = re.split(r"(?m)^(?=\[)", text)
+    for i, block in enumerate(blocks):
+        steps = re.search(r'(?m)^command_steps = "(.*)"$', block)
+        if not block.startswith("[prover]") or not steps:
+            continue
+        field = {k: (re.search(rf'(?m)^{k} = "(.*)"$', block) or [None, ""])[1]
+                 for k in ("name", "version", "alternative")}
+        budget = budgets.get((field["name"], field["version"], field["alternative"]), STEP_FLOOR)
+        cmd = steps.group(1).replace("%S", str(budget))
+        blocks[i] = re.sub(r'(?m)^command = ".*"$', lambda _m: f'command = "{cmd}"', block, count=1)
+    text = "".join(blocks).replace('loadpath = "lib"', f'loadpath = "{Path(root).resolve() / "proofs" / "lib"}"')
+    out.write_text(text, encoding="utf-8")
+    return budgets
+
 
 
 def jobs() -> int:
@@ -47,8 +92,9 @@ def jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 def replay_session(root, rel: str, work: Path, hang_guard: int = HANG_GUARD_S) -> dict:
-    """`why3 replay --use-steps` of proofs/<stem>/ on a copy in ``work`` (replay rewrites the
-    session's times and shapes: the committed proofs/ stays untouched)."""
+    """`why3 replay` of proofs/<stem>/ on a copy in ``work`` under the step budgets of
+    steps_config (replay rewrites the session's times and shapes: the committed proofs/ stays
+    untouched)."""
     root, stem = Path(root), Path(rel).stem
     sess = root / "proofs" / stem
     t0 = time.monotonic()
@@ -59,7 +105,9 @@ def replay_session(root, rel: str, work: Path, hang_guard: int = HANG_GUARD_S) -
     for f in sess.iterdir():
         if f.name in ("why3session.xml", "why3shapes.gz"):
             shutil.copy2(f, work / stem / f.name)
-    cmd = ["why3", "-C", "proofs/why3.conf", "replay", "--use-steps", "-L", str(work), str(work / stem)]
+    conf = work / f"{stem}.why3.conf"
+    steps_config(root, work / stem / "why3session.xml", conf)
+    cmd = ["why3", "-C", str(conf), "replay", "-L", str(work), str(work / stem)]
     try:
         p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=hang_guard)
         rep = parse_replay(p.stdout + p.stderr, p.returncode)
@@ -295,7 +343,8 @@ def run(root) -> int:
         py = [r for job in py_jobs for r in job.result()]
     s = summary(root, replays, py, assumed)
     s["inputs"] = inputs
-    s["budgets"] = {"sessions": "recorded steps + 1 per attempt (why3 replay --use-steps)",
+    s["budgets"] = {"sessions": f"per session and prover: {STEP_MARGIN} x its largest recorded step count, "
+                                f"at least {STEP_FLOOR} (prover's own step limit)",
                     "python_frontend_steps": PY_STEPS,
                     "hang_guard_seconds": {"replay": HANG_GUARD_S, "python_vc": PY_HANG_GUARD}}
     s["hang_guard_hit"] = sorted({f'{g["file"]} {g["goal"]}' for g in s["goals"]

@@ -53,14 +53,31 @@ class _NoDocstrings(ast.NodeTransformer):
         return node
 
 
+# python_unit is a pure function of the file's text and the line: its results are kept per
+# (sha256 of the text, line), and the parsed module per text, so that a file is parsed once
+# however many sites it holds, and a trace or test that reads the same text again (a copy of
+# the tree, the next test) does not redo the work. Bounded: cleared when full.
+_UNIT_CACHE: dict[tuple[str, int], str] = {}
+_TREE_CACHE: dict[str, ast.Module] = {}
+_CACHE_MAX = 200_000
+
+
 def python_unit(path: Path, line: int) -> str:
     """The normalized source of the unit holding ``line``: ``ast.unparse`` of the function
     (decorators included) or statement without docstrings; a lone comment as its text."""
     text = path.read_text(encoding="utf-8")
-    unit = unit_at(text, line)
-    if unit.node is None:
-        return " ".join(text.splitlines()[line - 1].split())
-    return ast.unparse(_NoDocstrings().visit(copy.deepcopy(unit.node)))
+    key = (_sha(text), line)
+    if key not in _UNIT_CACHE:
+        if len(_UNIT_CACHE) >= _CACHE_MAX:
+            _UNIT_CACHE.clear()
+        if key[0] not in _TREE_CACHE:
+            if len(_TREE_CACHE) >= 512:
+                _TREE_CACHE.clear()
+            _TREE_CACHE[key[0]] = ast.parse(text)
+        unit = unit_at(text, line, _TREE_CACHE[key[0]])
+        _UNIT_CACHE[key] = (" ".join(text.splitlines()[line - 1].split()) if unit.node is None else
+                            ast.unparse(_NoDocstrings().visit(copy.deepcopy(unit.node))))
+    return _UNIT_CACHE[key]
 
 
 def site_texts(root: Path, registry: dict, links: Links) -> dict[str, dict[str, str]]:
