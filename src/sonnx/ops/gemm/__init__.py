@@ -691,7 +691,7 @@ OPERATOR = Operator(
     bind=bind,
     spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c.mlw",
                                  "proofs/gemm_refusal.mlw", "proofs/constraints.mlw", "proofs/gemm_error.mlw",
-                                 "proofs/gemm_dot_error.mlw"),
+                                 "proofs/gemm_dot_error.mlw", "proofs/gemm_fold_error.mlw"),
     kernel_attributes={"alpha": "alpha", "beta": "beta", "transA": "trans_a", "transB": "trans_b"},
     output_shape=result_shape, comparison=fast_bound_comparison, c_binding=C_BINDING,
     conform=ConformRule("GEMM-R4", ((2, "C"),)),
