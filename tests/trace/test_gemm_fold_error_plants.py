@@ -1,6 +1,6 @@
 """GEMM-R7's fold bound bites: on a copy of proofs/ under tmp, a planted weakening of the bound in
 proofs/gemm_fold_error.mlw makes the replay of the committed session fail, under the session's
-step budgets (`why3 replay --use-steps`, as tools/prove runs it).
+step budgets (prove.replay_session, as tools/prove runs it).
 
 - gamma_(K+1) in place of gamma_(K+2) in `fold_error_c` (one rounding fewer than the fold with
   alpha, beta and C has: product, K - 1 sums, alpha, the final sum): no longer proved;

@@ -863,3 +863,20 @@ def test_the_proof_jobs_run_side_by_side(step, why3, monkeypatch, capsys):
     monkeypatch.setattr(prove, "prove_py", front)
     rc, s, _ = _run(step, capsys)
     assert rc == 0 and s["ok"] is True
+
+
+def test_replaying_one_session_as_the_step_does(step, why3, capsys, monkeypatch):
+    """`python -m sonnx_dev.prove replay proofs/x.mlw`: the step's replay (its step-budget
+    config) of one session; exit 0 and 'replay ok', exit 1 with the failed goal, exit 2 for a
+    path that is no theory file."""
+    monkeypatch.chdir(step)                                 # run from the repository root
+    assert prove.main(["replay", "proofs/x.mlw"]) == 0
+    out = capsys.readouterr().out
+    assert "proofs/x.mlw: replay ok" in out
+    (call,) = [c for c in why3.calls() if "replay" in c["argv"]]
+    assert call["argv"][1].endswith("x.why3.conf")          # the step budgets' config
+    why3.answer("replay x", out=REPLAY_FAILED, err="Replay failed.\n", rc=1)
+    assert prove.main(["replay", "proofs/x.mlw"]) == 1
+    assert "replay failed" in capsys.readouterr().out
+    assert prove.main(["replay", "proofs/none.mlw"]) == 2
+    assert "not a .mlw file" in capsys.readouterr().err

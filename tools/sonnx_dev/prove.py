@@ -5,6 +5,7 @@ build/evidence/proofs.json; reading, summarising and judging what Why3 answered 
 sonnx.trace.proofs (shipped with the read-only trace).
 
     python -m sonnx_dev.prove run                  # the proof step (tools/prove)
+    python -m sonnx_dev.prove replay proofs/X.mlw  # one session, replayed as the step does it
     python -m sonnx_dev.prove build proofs/X.mlw [PROVERS]   # build a session without the IDE
                                      # PROVERS: keys of sonnx.trace.proofs.PROVERS, tried in order,
                                      # e.g. z3,cvc5,z3noauto,bitwuzla,cvc5fpexp (the half-precision files)
@@ -366,8 +367,30 @@ def main(argv=None) -> int:
         return build_session(root, argv[1])
     if argv[:1] == ["run"]:
         return run(root)
-    print("usage: python -m sonnx_dev.prove build proofs/X.mlw [PROVER,...] | run")
+    if argv[:1] == ["replay"] and len(argv) == 2:
+        return replay_one(root, argv[1])
+    print("usage: python -m sonnx_dev.prove build proofs/X.mlw [PROVER,...] | replay proofs/X.mlw | run")
     return 2
+
+
+def replay_one(root: Path, rel: str) -> int:
+    """One session replayed as tools/prove replays it (a copy of proofs/ under build/, the step
+    budgets of steps_config): a line with the status, then each failed goal. Exit 0 when ok."""
+    if not (root / rel).is_file() or not rel.endswith(".mlw"):
+        print(f"prove replay: {rel} is not a .mlw file under this folder (run from the repository root)",
+              file=sys.stderr)
+        return 2
+    work = root / "build" / "proofs-replay-one"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for f in (root / "proofs").glob("*.mlw"):
+        shutil.copy2(f, work / f.name)
+    rep = replay_session(root, rel, work)
+    print(f"{rel}: replay {rep['status']} ({rep['seconds']} s)")
+    for line in ([f"{g}: {w}" for g, w in rep["failures"].items()]
+                 or ([] if rep["status"] == "ok" else rep["tail"])):
+        print(f"    {line}")
+    return 0 if rep["status"] == "ok" else 1
 
 
 if __name__ == "__main__":
