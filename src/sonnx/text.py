@@ -52,6 +52,29 @@ def _clean(msg, where: str, bad: list[str]) -> None:
                 _clean(x, f"{where}.{fd.name}[{i}]", bad)
 
 
+def _any_bytes(msg) -> bool:
+    """Whether any text field of ``msg`` (at any depth) is bytes: the same fields _clean visits,
+    read the same way, without the field paths it builds (a 1M-node model has no bad field in
+    the common case: only then is the path of each one needed, by _clean)."""
+    for fd, v in msg.ListFields():
+        kind = fd.type
+        if kind == _STRING:
+            if fd.is_repeated:
+                try:  # join refuses bytes: one C call proves a whole list is text
+                    "".join(v)
+                except TypeError:
+                    return True
+            elif isinstance(v, bytes):
+                return True
+        elif kind == _MESSAGE:
+            if fd.is_repeated:
+                if any(map(_any_bytes, v)):
+                    return True
+            elif _any_bytes(v):
+                return True
+    return False
+
+
 def clean_model(model, data: bytes | None = None) -> list[str]:
     """Replace every text field of ``model`` that protobuf returned as bytes (not UTF-8) by its
     decoded text, in place; return where they were (field paths). With ``data`` (the serialized
@@ -59,6 +82,8 @@ def clean_model(model, data: bytes | None = None) -> list[str]:
     as UTF-8 as a whole would not do: a field ending in a lead byte such as 0xC3 followed by a
     field tag 0xA0 (AttributeProto.type) reads as the valid pair "\\xc3\\xa0".)"""
     if data is not None and data.isascii():
+        return []
+    if not _any_bytes(model):  # the common case, decided without building a field path per node
         return []
     bad: list[str] = []
     _clean(model, "model", bad)
