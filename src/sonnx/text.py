@@ -88,9 +88,11 @@ def _strict_twin(descriptor):
     return _STRICT[name]
 
 
-def _parses_as_utf8(descriptor, data: bytes) -> bool:
+def parses_as_utf8(descriptor, data: bytes) -> bool:
     """True when ``data`` parses as the strict twin (_strict_twin): every text field it holds
-    is UTF-8. False means "not known" (bad text, or anything else the twin refuses)."""
+    is UTF-8, and clean_model has nothing to do. False means "not known" (bad text, or anything
+    else the twin refuses): clean_model walks. Call it before parsing ``data`` for real, so that
+    the twin (as large as the model) is freed before the model is built: peak memory."""
     twin = _strict_twin(descriptor)
     if twin is None:
         return False
@@ -130,7 +132,7 @@ def clean_model(model, data: bytes | None = None) -> list[str]:
     model) a model whose bytes are all ASCII is known clean without a walk. (Bytes that decode
     as UTF-8 as a whole would not do: a field ending in a lead byte such as 0xC3 followed by a
     field tag 0xA0 (AttributeProto.type) reads as the valid pair "\\xc3\\xa0".)"""
-    if data is not None and (data.isascii() or _parses_as_utf8(model.DESCRIPTOR, data)):
+    if data is not None and data.isascii():
         return []
     if not _any_bytes(model):  # the common case, decided without building a field path per node
         return []

@@ -480,7 +480,7 @@ def test_the_quick_text_scan_finds_one_bad_field_alone(field):
 
 
 def test_bad_text_deep_in_a_subgraph_is_refused_by_the_strict_parse():
-    """text._parses_as_utf8 (the proto3 twin) must see a string field at any depth: here a node
+    """text.parses_as_utf8 (the proto3 twin) must see a string field at any depth: here a node
     name inside an If branch, serialized; a model with only good text parses."""
     inner = helper.make_node("Mul", ["a", "a"], ["t"], name="zzqq")
     branch = helper.make_graph([inner], "then", [], [M.vi("t", [2, 3])])
@@ -488,9 +488,9 @@ def test_bad_text_deep_in_a_subgraph_is_refused_by_the_strict_parse():
     m = M.model([node], [M.vi("a", [2, 3]), M.vi("cond", [], TensorProto.BOOL)], [M.vi("c", [2, 3])])
     data = m.SerializeToString()
     assert data.count(b"zzqq") == 2
-    assert text._parses_as_utf8(onnx.ModelProto.DESCRIPTOR, data)
+    assert text.parses_as_utf8(onnx.ModelProto.DESCRIPTOR, data)
     bad = data.replace(b"zzqq", b"zz\xffq")
-    assert not text._parses_as_utf8(onnx.ModelProto.DESCRIPTOR, bad)
+    assert not text.parses_as_utf8(onnx.ModelProto.DESCRIPTOR, bad)
     found = text.clean_model(onnx.ModelProto.FromString(bad), bad)
     assert sorted(found) == [f"model.graph.node[0].attribute[{i}].g.node[0].name = 'zz\\xffq'" for i in (0, 1)]
 
