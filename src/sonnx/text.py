@@ -52,6 +52,80 @@ def _clean(msg, where: str, bad: list[str]) -> None:
                 _clean(x, f"{where}.{fd.name}[{i}]", bad)
 
 
+_STRICT: dict[str, object] = {}   # message full name -> its strict twin's class, or None
+
+
+def _strict_twin(descriptor):
+    """The class of a twin of ``descriptor``'s message type with the same fields and numbers,
+    declared in proto3 syntax in a pool of its own: protobuf's parser then checks every string
+    field of a message, at every depth, for UTF-8 as it reads it (C code, no Python per field),
+    where the proto2 original hands bad text back as bytes. None when the file cannot be
+    restated so (a required field, an import): the caller walks the fields instead."""
+    name = descriptor.full_name
+    if name not in _STRICT:
+        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+        twin = None
+        try:
+            fdp = descriptor_pb2.FileDescriptorProto()
+            descriptor.file.CopyToProto(fdp)
+            fdp.syntax = "proto3"
+            todo = list(fdp.message_type)
+            while todo:
+                m = todo.pop()
+                todo.extend(m.nested_type)
+                for f in m.field:
+                    if f.label == descriptor_pb2.FieldDescriptorProto.LABEL_REQUIRED:
+                        raise ValueError(f.name)
+                    f.ClearField("default_value")  # proto3 has none; defaults hold no text
+            if fdp.dependency or fdp.extension:
+                raise ValueError("imports or extensions")
+            pool = descriptor_pool.DescriptorPool()
+            pool.Add(fdp)
+            twin = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+        except Exception:  # noqa: BLE001 - any failure only costs the walk
+            twin = None
+        _STRICT[name] = twin
+    return _STRICT[name]
+
+
+def parses_as_utf8(descriptor, data: bytes) -> bool:
+    """True when ``data`` parses as the strict twin (_strict_twin): every text field it holds
+    is UTF-8, and clean_model has nothing to do. False means "not known" (bad text, or anything
+    else the twin refuses): clean_model walks. Call it before parsing ``data`` for real, so that
+    the twin (as large as the model) is freed before the model is built: peak memory."""
+    twin = _strict_twin(descriptor)
+    if twin is None:
+        return False
+    try:
+        twin.FromString(data)
+    except Exception:  # noqa: BLE001 - DecodeError on bad text; the walk then finds where
+        return False
+    return True
+
+
+def _any_bytes(msg) -> bool:
+    """Whether any text field of ``msg`` (at any depth) is bytes: the same fields _clean visits,
+    read the same way, without the field paths it builds (a 1M-node model has no bad field in
+    the common case: only then is the path of each one needed, by _clean)."""
+    for fd, v in msg.ListFields():
+        kind = fd.type
+        if kind == _STRING:
+            if fd.is_repeated:
+                try:  # join refuses bytes: one C call proves a whole list is text
+                    "".join(v)
+                except TypeError:
+                    return True
+            elif isinstance(v, bytes):
+                return True
+        elif kind == _MESSAGE:
+            if fd.is_repeated:
+                if any(map(_any_bytes, v)):
+                    return True
+            elif _any_bytes(v):
+                return True
+    return False
+
+
 def clean_model(model, data: bytes | None = None) -> list[str]:
     """Replace every text field of ``model`` that protobuf returned as bytes (not UTF-8) by its
     decoded text, in place; return where they were (field paths). With ``data`` (the serialized
@@ -59,6 +133,8 @@ def clean_model(model, data: bytes | None = None) -> list[str]:
     as UTF-8 as a whole would not do: a field ending in a lead byte such as 0xC3 followed by a
     field tag 0xA0 (AttributeProto.type) reads as the valid pair "\\xc3\\xa0".)"""
     if data is not None and data.isascii():
+        return []
+    if not _any_bytes(model):  # the common case, decided without building a field path per node
         return []
     bad: list[str] = []
     _clean(model, "model", bad)

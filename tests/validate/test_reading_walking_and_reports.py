@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 
+import onnx
 import pytest
 from onnx import AttributeProto, TensorProto, helper
 
+from sonnx import text
 from sonnx.validate import formats, reader, rules, validate
 from sonnx.validate.report import Finding, Report
 
@@ -458,6 +460,39 @@ def test_non_utf8_names_in_repeated_and_later_fields_are_all_listed(tmp_path):
     assert ("2 text field(s) are not UTF-8 (model.graph.node[0].input[0] = 'in\\xffxx', "
             "model.graph.input[0].name = 'in\\xffxx')") in found[0].message
 
+
+
+@pytest.mark.parametrize("field", ["input", "output", "name"])
+def test_the_quick_text_scan_finds_one_bad_field_alone(field):
+    """text.clean_model first asks _any_bytes (no field paths) and walks with _clean only when
+    it says yes: a single bad text field, repeated or not, anywhere in a node, must be seen."""
+    node = helper.make_node("Mul", ["a", "b"], ["c"], name="mul")
+    if field == "name":
+        node.name = "zzqq"
+    else:
+        getattr(node, field)[0] = "zzqq"
+    m = M.model([node], [M.vi("a", [2, 3]), M.vi("b", [2, 3])], [M.vi("c", [2, 3])])
+    data = m.SerializeToString()
+    assert data.count(b"zzqq") == 1
+    parsed = onnx.ModelProto.FromString(data.replace(b"zzqq", b"zz\xffq"))
+    suffix = "" if field == "name" else "[0]"
+    assert text.clean_model(parsed) == [f"model.graph.node[0].{field}{suffix} = 'zz\\xffq'"]
+
+
+def test_bad_text_deep_in_a_subgraph_is_refused_by_the_strict_parse():
+    """text.parses_as_utf8 (the proto3 twin) must see a string field at any depth: here a node
+    name inside an If branch, serialized; a model with only good text parses."""
+    inner = helper.make_node("Mul", ["a", "a"], ["t"], name="zzqq")
+    branch = helper.make_graph([inner], "then", [], [M.vi("t", [2, 3])])
+    node = helper.make_node("If", ["cond"], ["c"], name="if", then_branch=branch, else_branch=branch)
+    m = M.model([node], [M.vi("a", [2, 3]), M.vi("cond", [], TensorProto.BOOL)], [M.vi("c", [2, 3])])
+    data = m.SerializeToString()
+    assert data.count(b"zzqq") == 2
+    assert text.parses_as_utf8(onnx.ModelProto.DESCRIPTOR, data)
+    bad = data.replace(b"zzqq", b"zz\xffq")
+    assert not text.parses_as_utf8(onnx.ModelProto.DESCRIPTOR, bad)
+    found = text.clean_model(onnx.ModelProto.FromString(bad), bad)
+    assert sorted(found) == [f"model.graph.node[0].attribute[{i}].g.node[0].name = 'zz\\xffq'" for i in (0, 1)]
 
 # --- walker._walk_graph: sparse tensors no profile operator consumes -------------------------
 
