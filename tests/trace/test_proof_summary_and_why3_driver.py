@@ -772,7 +772,7 @@ def test_main_runs_the_step_or_builds_a_session_in_the_current_directory(tmp_pat
                      ("build", tmp_path, "proofs/x.mlw", {"provers": ("bitwuzla", "cvc5fpexp")}), ("run", tmp_path)]
     for argv in ([], ["prove"], ["runs"]):
         assert prove.main(argv) == 2
-        assert capsys.readouterr().out == "usage: python -m sonnx_dev.prove build proofs/X.mlw [PROVER,...] | run\n"
+        assert capsys.readouterr().out == "usage: python -m sonnx_dev.prove build proofs/X.mlw [PROVER,...] | replay proofs/X.mlw | run\n"
     assert len(calls) == 4
 
 
