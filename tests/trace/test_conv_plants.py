@@ -16,6 +16,8 @@ import pytest
 
 from .proof_plants import assert_failed_by_steps, failed_goals, needs_why3, planted, replay
 
+# the anchors below are unique lines of proofs/conv.mlw
+IM2COL_ROW_B = "(tap (col_x g j) g.sw (row_b g r) g.dw g.pl)\n"
 ROW_STEP = "= if b <= 0 then s else add (frow x w g n m y xo s c a (b - 1)) (term x w g n m y xo c a (b - 1))"
 
 
