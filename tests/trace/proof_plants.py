@@ -33,10 +33,7 @@ def planted(tmp_path: Path, stem: str, old: str, new: str) -> Path:
 
 def replay(root: Path, stem: str, monkeypatch) -> dict:
     monkeypatch.setenv("PATH", f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    work = root / "build" / "replay"
-    work.mkdir(parents=True)
-    for f in (root / "proofs").glob("*.mlw"):
-        shutil.copy2(f, work / f.name)
+    work = prove.fresh_work(root, root / "build" / "replay")
     return prove.replay_session(root, f"proofs/{stem}.mlw", work, hang_guard=HANG_GUARD_S)
 
 

@@ -92,6 +92,16 @@ def jobs() -> int:
         return int(raw)
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
+def fresh_work(root: Path, work: Path) -> Path:
+    """``work`` emptied and holding a copy of every proofs/*.mlw of ``root``: the load path a
+    replay reads (`use gemm.X` across files), so that the committed proofs/ is never written."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for f in (Path(root) / "proofs").glob("*.mlw"):
+        shutil.copy2(f, work / f.name)
+    return work
+
+
 def replay_session(root, rel: str, work: Path, hang_guard: int = HANG_GUARD_S) -> dict:
     """`why3 replay` of proofs/<stem>/ on a copy in ``work`` under the step budgets of
     steps_config (replay rewrites the session's times and shapes: the committed proofs/ stays
@@ -297,11 +307,7 @@ def run(root) -> int:
     root = Path(root)
     inputs = step_inputs(root, "proofs")          # what this run reads, hashed before it starts
     t0 = time.monotonic()
-    work = root / "build" / "proofs-replay"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    for f in (root / "proofs").glob("*.mlw"):
-        shutil.copy2(f, work / f.name)
+    work = fresh_work(root, root / "build" / "proofs-replay")
     said = threading.Lock()
 
     def say(lines: list[str]) -> None:
@@ -380,12 +386,7 @@ def replay_one(root: Path, rel: str) -> int:
         print(f"prove replay: {rel} is not a .mlw file under this folder (run from the repository root)",
               file=sys.stderr)
         return 2
-    work = root / "build" / "proofs-replay-one"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    for f in (root / "proofs").glob("*.mlw"):
-        shutil.copy2(f, work / f.name)
-    rep = replay_session(root, rel, work)
+    rep = replay_session(root, rel, fresh_work(root, root / "build" / "proofs-replay-one"))
     print(f"{rel}: replay {rep['status']} ({rep['seconds']} s)")
     for line in ([f"{g}: {w}" for g, w in rep["failures"].items()]
                  or ([] if rep["status"] == "ok" else rep["tail"])):
