@@ -30,7 +30,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..profile import kernel_opset
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, size
 from ..semantics.values import is_element_of
-from .signature import TensorSig, tensor_shape_violations
+from .signature import NotConstant, TensorSig, tensor_shape_violations
 
 
 # ---------------------------------------------------------------- refusals, one helper per kind
@@ -261,6 +261,40 @@ def row_major_copy(data: list, n: int) -> list:
     for k in range(n):
         y[k] = data[k]
     return y
+
+
+def axes_form_violations(op: str, version: int, rule: str, axes: object, axes_sig, input_from: int) -> list[Violation]:
+    """``rule``'s check of the form of a Squeeze/Unsqueeze node's axes in force, given (not
+    None: omitted axes are each operator's own refusal, with its own reason): a constant
+    (``NotConstant`` is refused), from ``input_from`` on an input that is a 1-D int64 tensor
+    (``axes_sig``), and a non-empty tuple of integers. [] when the form is right."""
+    if isinstance(axes, NotConstant):
+        return [Violation(rule, f"{op}-{version} input axes is {axes.why}; the axes must be a "
+                                "constant int64 initializer that is not a graph input, so that the "
+                                "output's shape is static; a Constant node feeding it: `sonnx conform` "
+                                "stores it as an initializer")]
+    if version >= input_from and axes_sig is not None:
+        if axes_sig.elem_type != "int64" or axes_sig.shape is None or len(axes_sig.shape) != 1:
+            return [Violation(rule, f"{op}-{version} input axes has type {axes_sig.elem_type} and "
+                                    f"shape {axes_sig.shape}; it must be a 1-D int64 tensor")]
+    if (not isinstance(axes, tuple) or not axes
+            or not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axes)):
+        return [Violation(rule, f"{op}-{version} has axes={axes!r}; the axes must be a non-empty "
+                                "list of integers")]
+    return []
+
+
+def axes_node_constraints(op: str, rule: str, constraints, input_from: int, axes_input: str,
+                          sigs, attrs, opset: int) -> list[Violation]:
+    """A Squeeze/Unsqueeze registry constraint function (input signatures, attributes, opset)
+    over the operator's ``constraints``: the axes are the attribute before ``input_from`` and
+    the input from it on, whose constant value the validator passes under ``axes_input``."""
+    version = version_in_force(op, opset, rule)[0]
+    if version is not None and version >= input_from:
+        return constraints(sigs[0], opset=opset, axes=attrs.get(axes_input),
+                           axes_sig=sigs[1] if len(sigs) > 1 else None, axes_attribute=attrs.get("axes"))
+    axes = attrs.get("axes")
+    return constraints(sigs[0], opset=opset, axes=tuple(axes) if isinstance(axes, list) else axes)
 
 
 def axes_argument(op: str, stem: str, rule: str, axes: object, opset: object, input_from: int) -> tuple[int, ...] | None:

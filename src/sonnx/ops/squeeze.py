@@ -29,7 +29,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 from . import kernel
 from .registry import ConformRule, NodeEdit, Operator
-from .signature import NotConstant, TensorSig, dense_and_typed, tensor_shape_violations
+from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Squeeze"
 PREFIX = "SQUEEZE"
@@ -100,19 +100,9 @@ def _axes_violations(x: TensorSig, version: int, axes: object, axes_sig: TensorS
                                         "decides the result's shape, so 'every dimension of size 1' is "
                                         f"refused: write the axes {where}{said}; `sonnx conform` writes "
                                         "them for a static shape")]
-    if isinstance(axes, NotConstant):
-        return [Violation("SQUEEZE-R1", f"{OP}-{version} input axes is {axes.why}; the axes must be a "
-                                        "constant int64 initializer that is not a graph input, so that the "
-                                        "output's shape is static; a Constant node feeding it: `sonnx conform` "
-                                        "stores it as an initializer")]
-    if version >= AXES_INPUT_FROM and axes_sig is not None:
-        if axes_sig.elem_type != "int64" or axes_sig.shape is None or len(axes_sig.shape) != 1:
-            return [Violation("SQUEEZE-R1", f"{OP}-{version} input axes has type {axes_sig.elem_type} and "
-                                            f"shape {axes_sig.shape}; it must be a 1-D int64 tensor")]
-    if (not isinstance(axes, tuple) or not axes
-            or not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axes)):
-        return [Violation("SQUEEZE-R1", f"{OP}-{version} has axes={axes!r}; the axes must be a non-empty "
-                                        "list of integers")]
+    found = kernel.axes_form_violations(OP, version, "SQUEEZE-R1", axes, axes_sig, AXES_INPUT_FROM)
+    if found:
+        return found
     if not known:
         return []
     rank = len(x.shape)
@@ -141,18 +131,11 @@ def _type_hint(elem: str) -> str:
     return "; the profile defines no other element type"
 
 
-def _tuple(value: object) -> object:
-    return tuple(value) if isinstance(value, list) else value
-
-
 def node_constraints(sigs, attrs, opset: int) -> list[Violation]:
     """The registry's constraint function: (input signatures, attributes, opset). The validator
     passes the axes input's constant value under AXES_INPUT (registry: constant_inputs)."""
-    version = kernel.version_in_force(OP, opset, "SQUEEZE-R3")[0]
-    if version is not None and version >= AXES_INPUT_FROM:
-        return constraints(sigs[0], opset=opset, axes=attrs.get(AXES_INPUT),
-                           axes_sig=sigs[1] if len(sigs) > 1 else None, axes_attribute=attrs.get("axes"))
-    return constraints(sigs[0], opset=opset, axes=_tuple(attrs.get("axes")))
+    return kernel.axes_node_constraints(OP, "SQUEEZE-R3", constraints, AXES_INPUT_FROM, AXES_INPUT,
+                                        sigs, attrs, opset)
 
 
 # ---------------------------------------------------------------- reference kernel

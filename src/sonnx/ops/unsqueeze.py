@@ -29,7 +29,7 @@ from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
 from ..semantics.tensor import FULL_CONTRACTS, TensorValue, flat_index, size
 from . import kernel
 from .registry import Operator
-from .signature import NotConstant, TensorSig, dense_and_typed, tensor_shape_violations
+from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Unsqueeze"
 PREFIX = "UNSQUEEZE"
@@ -97,19 +97,9 @@ def _axes_violations(x: TensorSig, version: int, axes: object, axes_sig: TensorS
     if axes is None:
         return [Violation("UNSQUEEZE-R1", f"{OP}-{version} gives no axes; ONNX requires them: write the "
                                           f"axes {where}")]
-    if isinstance(axes, NotConstant):
-        return [Violation("UNSQUEEZE-R1", f"{OP}-{version} input axes is {axes.why}; the axes must be a "
-                                          "constant int64 initializer that is not a graph input, so that the "
-                                          "output's shape is static; a Constant node feeding it: `sonnx conform` "
-                                          "stores it as an initializer")]
-    if version >= AXES_INPUT_FROM and axes_sig is not None:
-        if axes_sig.elem_type != "int64" or axes_sig.shape is None or len(axes_sig.shape) != 1:
-            return [Violation("UNSQUEEZE-R1", f"{OP}-{version} input axes has type {axes_sig.elem_type} and "
-                                              f"shape {axes_sig.shape}; it must be a 1-D int64 tensor")]
-    if (not isinstance(axes, tuple) or not axes
-            or not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axes)):
-        return [Violation("UNSQUEEZE-R1", f"{OP}-{version} has axes={axes!r}; the axes must be a non-empty "
-                                          "list of integers")]
+    found = kernel.axes_form_violations(OP, version, "UNSQUEEZE-R1", axes, axes_sig, AXES_INPUT_FROM)
+    if found:
+        return found
     if not known:
         return []
     rank = len(x.shape) + len(axes)
@@ -134,18 +124,11 @@ def _type_hint(elem: str) -> str:
     return "; the profile defines no other element type"
 
 
-def _tuple(value: object) -> object:
-    return tuple(value) if isinstance(value, list) else value
-
-
 def node_constraints(sigs, attrs, opset: int) -> list[Violation]:
     """The registry's constraint function: (input signatures, attributes, opset). The validator
     passes the axes input's constant value under AXES_INPUT (registry: constant_inputs)."""
-    version = kernel.version_in_force(OP, opset, "UNSQUEEZE-R3")[0]
-    if version is not None and version >= AXES_INPUT_FROM:
-        return constraints(sigs[0], opset=opset, axes=attrs.get(AXES_INPUT),
-                           axes_sig=sigs[1] if len(sigs) > 1 else None, axes_attribute=attrs.get("axes"))
-    return constraints(sigs[0], opset=opset, axes=_tuple(attrs.get("axes")))
+    return kernel.axes_node_constraints(OP, "UNSQUEEZE-R3", constraints, AXES_INPUT_FROM, AXES_INPUT,
+                                        sigs, attrs, opset)
 
 
 # ---------------------------------------------------------------- reference kernel
