@@ -21,10 +21,11 @@ from sonnx import dtypes
 from sonnx.errors import ProfileViolation
 from sonnx.ops import flatten as flatten_op
 from sonnx.semantics.tensor import TensorValue, from_numpy, size
-from sonnx.semantics.values import int_range, same_value
+from sonnx.semantics.values import same_value
 
 from .common import Case, Harness, Mutant, case_name, declared_post, named, pick, shape_tag, unwrapped, within
 from .edges import float_edges, int_edges
+from .moves import typed_cases
 
 SHAPES = ((), (4,), (2, 3), (3, 2), (2, 1, 3), (2, 3, 2))
 
@@ -66,21 +67,7 @@ def _moves_case(dtype: str, shape: tuple[int, ...], tag: str, values: Callable, 
     return Case(case_name(tag, claim), build, budget, exhaustive)
 
 
-def int_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, exhaustive: bool = True,
-             claim: str = "spec") -> Case:
-    return _moves_case(dtype, shape, f"{dtype}.{shape_tag(shape)}", list, int_range(dtype), claim, budget,
-                       exhaustive)
-
-
-def float_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, exhaustive: bool = False,
-               claim: str = "spec") -> Case:
-    table = float_edges(dtype)
-
-    def values(xs) -> list[float]:
-        return [pick(table, i) for i in xs]
-
-    return _moves_case(dtype, shape, f"{dtype}.{shape_tag(shape)}", values, (0, len(table) - 1), claim,
-                       budget, exhaustive)
+int_case, float_case = typed_cases(_moves_case)
 
 
 # -- refusals (FLATTEN-R1) ---------------------------------------------------------------------

@@ -20,10 +20,9 @@ import icontract
 from sonnx.errors import ProfileViolation
 from sonnx.ops import reshape as reshape_op
 from sonnx.semantics.tensor import TensorValue, size
-from sonnx.semantics.values import int_range
 
-from .common import Case, Harness, Mutant, case_name, declared_post, named, pick, shape_tag, unwrapped, within
-from .edges import float_edges
+from .common import Case, Harness, Mutant, named, unwrapped
+from .moves import choice_moves, typed_cases
 
 # input shape -> target shapes the moves harness chooses among (symbolically), 0 and -1 included
 TARGETS = {
@@ -37,51 +36,9 @@ FALSE_CLAIMS: dict[str, Callable] = {          # (result, shape, data) -> bool
 }
 
 
-def _moves_case(dtype: str, shape: tuple[int, ...], tag: str, values: Callable, bounds: tuple[int, int],
-                claim: str, budget: float, exhaustive: bool) -> Case:
-    """x: the flat data (or indexes into a table), each within ``bounds``; t: which target of
-    TARGETS[shape]. The postcondition is reshape_reference's declared contract, or a false claim."""
-    n, targets = size(shape), TARGETS[shape]
-    lo, hi = bounds
-
-    def build() -> Callable:
-        kernel = unwrapped(reshape_op.reshape_reference)
-        if claim == "spec":
-            def post(x, t, result):
-                return declared_post(reshape_op.reshape_reference, x=TensorValue(dtype, shape, values(x)),
-                                     shape=pick(targets, t), allowzero=0, result=result)
-        else:
-            holds = FALSE_CLAIMS[claim]
-
-            def post(x, t, result):
-                return holds(result, shape, values(x))
-
-        @icontract.require(lambda x: len(x) == n)
-        @icontract.require(lambda x: within(x, lo, hi))
-        @icontract.require(lambda t: 0 <= t < len(targets))
-        @icontract.ensure(post)
-        def harness(x: tuple, t: int) -> TensorValue:
-            return kernel(TensorValue(dtype, shape, values(x)), pick(targets, t), 0)
-        return named(harness, f"reshape_{tag}", x=n)
-
-    return Case(case_name(tag, claim), build, budget, exhaustive)
-
-
-def int_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, exhaustive: bool = True,
-             claim: str = "spec") -> Case:
-    return _moves_case(dtype, shape, f"{dtype}.{shape_tag(shape)}", list, int_range(dtype), claim, budget,
-                       exhaustive)
-
-
-def float_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, exhaustive: bool = False,
-               claim: str = "spec") -> Case:
-    table = float_edges(dtype)
-
-    def values(xs) -> list[float]:
-        return [pick(table, i) for i in xs]
-
-    return _moves_case(dtype, shape, f"{dtype}.{shape_tag(shape)}", values, (0, len(table) - 1), claim,
-                       budget, exhaustive)
+# x: the data (moves.py); k: which target of TARGETS[shape]
+_moves_case = choice_moves(reshape_op.reshape_reference, "reshape", "shape", TARGETS.__getitem__, FALSE_CLAIMS, fixed={"allowzero": 0})
+int_case, float_case = typed_cases(_moves_case)
 
 
 # -- refusals (RESHAPE-R2) ---------------------------------------------------------------------

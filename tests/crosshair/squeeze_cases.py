@@ -18,10 +18,9 @@ import icontract
 from sonnx.errors import ProfileViolation
 from sonnx.ops import squeeze as squeeze_op
 from sonnx.semantics.tensor import TensorValue, size
-from sonnx.semantics.values import int_range
 
-from .common import Case, Harness, Mutant, case_name, declared_post, named, pick, shape_tag, unwrapped, within
-from .edges import float_edges
+from .common import Case, Harness, Mutant, named, unwrapped
+from .moves import choice_moves, typed_cases
 
 # shape -> the axes lists tried (each legal for Squeeze-25), negative ones included
 AXES = {
@@ -37,52 +36,9 @@ FALSE_CLAIMS: dict[str, Callable] = {          # (result, shape, data) -> bool
 }
 
 
-def _moves_case(dtype: str, shape: tuple[int, ...], tag: str, values: Callable, bounds: tuple[int, int],
-                claim: str, budget: float, exhaustive: bool) -> Case:
-    """x: the flat data (or indexes into a table), each within ``bounds``; k: which legal axes
-    list of AXES[shape]. The postcondition is squeeze_reference's declared contract, or a false
-    claim."""
-    n, choices = size(shape), AXES[shape]
-    lo, hi = bounds
-
-    def build() -> Callable:
-        kernel = unwrapped(squeeze_op.squeeze_reference)
-        if claim == "spec":
-            def post(x, k, result):
-                return declared_post(squeeze_op.squeeze_reference, x=TensorValue(dtype, shape, values(x)),
-                                     axes=pick(choices, k), result=result)
-        else:
-            holds = FALSE_CLAIMS[claim]
-
-            def post(x, k, result):
-                return holds(result, shape, values(x))
-
-        @icontract.require(lambda x: len(x) == n)
-        @icontract.require(lambda x: within(x, lo, hi))
-        @icontract.require(lambda k: 0 <= k < len(choices))
-        @icontract.ensure(post)
-        def harness(x: tuple, k: int) -> TensorValue:
-            return kernel(TensorValue(dtype, shape, values(x)), pick(choices, k))
-        return named(harness, f"squeeze_{tag}", x=n)
-
-    return Case(case_name(tag, claim), build, budget, exhaustive)
-
-
-def int_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, exhaustive: bool = True,
-             claim: str = "spec") -> Case:
-    return _moves_case(dtype, shape, f"{dtype}.{shape_tag(shape)}", list, int_range(dtype), claim, budget,
-                       exhaustive)
-
-
-def float_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, exhaustive: bool = False,
-               claim: str = "spec") -> Case:
-    table = float_edges(dtype)
-
-    def values(xs) -> list[float]:
-        return [pick(table, i) for i in xs]
-
-    return _moves_case(dtype, shape, f"{dtype}.{shape_tag(shape)}", values, (0, len(table) - 1), claim,
-                       budget, exhaustive)
+# x: the data (moves.py); k: which legal axes list of AXES[shape]
+_moves_case = choice_moves(squeeze_op.squeeze_reference, "squeeze", "axes", AXES.__getitem__, FALSE_CLAIMS)
+int_case, float_case = typed_cases(_moves_case)
 
 
 # -- refusals (SQUEEZE-R2) ---------------------------------------------------------------------

@@ -23,10 +23,11 @@ from sonnx import dtypes
 from sonnx.errors import ProfileViolation
 from sonnx.ops import transpose as transpose_op
 from sonnx.semantics.tensor import TensorValue, from_numpy, size
-from sonnx.semantics.values import int_range, same_value
+from sonnx.semantics.values import same_value
 
-from .common import Case, Harness, Mutant, case_name, declared_post, named, pick, shape_tag, unwrapped, within
+from .common import Case, Harness, Mutant, case_name, named, pick, shape_tag, unwrapped, within
 from .edges import float_edges, int_edges
+from .moves import choice_moves, typed_cases
 
 SHAPES = ((), (4,), (2, 3), (2, 1, 3), (2, 3, 2))
 
@@ -40,52 +41,9 @@ def _perms(r: int) -> list[tuple[int, ...]]:
     return list(itertools.permutations(range(r)))
 
 
-def _moves_case(dtype: str, shape: tuple[int, ...], tag: str, values: Callable, bounds: tuple[int, int],
-                claim: str, budget: float, exhaustive: bool) -> Case:
-    """x: the flat data (or indexes into a table, as ``values`` reads them), each within
-    ``bounds``; p: which permutation of the rank (every one). The postcondition is
-    transpose_reference's declared contract, or a false claim."""
-    n, perms = size(shape), _perms(len(shape))
-    lo, hi = bounds
-
-    def build() -> Callable:
-        kernel = unwrapped(transpose_op.transpose_reference)
-        if claim == "spec":
-            def post(x, p, result):
-                return declared_post(transpose_op.transpose_reference, x=TensorValue(dtype, shape, values(x)),
-                                     perm=pick(perms, p), result=result)
-        else:
-            holds = FALSE_CLAIMS[claim]
-
-            def post(x, p, result):
-                return holds(result, shape, values(x))
-
-        @icontract.require(lambda x: len(x) == n)
-        @icontract.require(lambda x: within(x, lo, hi))
-        @icontract.require(lambda p: 0 <= p < len(perms))
-        @icontract.ensure(post)
-        def harness(x: tuple, p: int) -> TensorValue:
-            return kernel(TensorValue(dtype, shape, values(x)), pick(perms, p))
-        return named(harness, f"transpose_{tag}", x=n)
-
-    return Case(case_name(tag, claim), build, budget, exhaustive)
-
-
-def int_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, exhaustive: bool = True,
-             claim: str = "spec") -> Case:
-    return _moves_case(dtype, shape, f"{dtype}.{shape_tag(shape)}", list, int_range(dtype), claim, budget,
-                       exhaustive)
-
-
-def float_case(dtype: str, shape: tuple[int, ...], *, budget: float = 6.0, exhaustive: bool = False,
-               claim: str = "spec") -> Case:
-    table = float_edges(dtype)
-
-    def values(xs) -> list[float]:
-        return [pick(table, i) for i in xs]
-
-    return _moves_case(dtype, shape, f"{dtype}.{shape_tag(shape)}", values, (0, len(table) - 1), claim,
-                       budget, exhaustive)
+# x: the data (moves.py); k: which permutation of the rank (every one)
+_moves_case = choice_moves(transpose_op.transpose_reference, "transpose", "perm", lambda shape: _perms(len(shape)), FALSE_CLAIMS)
+int_case, float_case = typed_cases(_moves_case)
 
 
 # -- refusals (TRANSPOSE-R1) -------------------------------------------------------------------
