@@ -43,11 +43,13 @@ def _declared(tp) -> TensorSig | None:
 
 
 class Types(dict):
-    """value name -> entry, and ``reads``: every name a node of the main graph reads (the
-    graph rules' liveness needs them, graph.findings; collected here, where each name is read
-    anyway, rather than decoded again); ``distinct``: each distinct entry once (the walker
-    registers them, and judges PROF-R2 once per entry, without a pass over every value)."""
-    reads: set[str]
+    """value name -> entry, and ``unread``: the node results and the initializers (other than
+    graph inputs) that no node of the main graph reads (the graph rules' liveness needs them,
+    graph.findings; collected here, where each name is read anyway, rather than decoded
+    again: kept as what is still unread, a set that stays small, rather than every name read);
+    ``distinct``: each distinct entry once (the walker registers them, and judges PROF-R2
+    once per entry, without a pass over every value)."""
+    unread: set[str]
     distinct: list[tuple]
 
 
@@ -78,16 +80,18 @@ def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
     interned: dict[tuple, tuple] = {}
     intern = lambda sig: interned.setdefault((sig, None), (sig, None))  # noqa: E731
     types = Types()
-    reads = types.reads = set()
+    unread = types.unread = set()
     for t in g.initializer:
         if t.data_location == 1 or any(d < 0 for d in t.dims):  # external data, bad dims: onnx's
             return None
         types[t.name] = intern(TensorSig(tuple(t.dims), elem_name(t.data_type)))
+        unread.add(t.name)
     for vi in g.input:
         sig = _declared(vi.type)
         if sig is None or (vi.name in types and types[vi.name][0] != sig):
             return None       # an initializer and its input that disagree: inference reports it
         types[vi.name] = intern(sig)
+        unread.discard(vi.name)   # an initializer that is a graph input needs no reader
     if "" in types:
         return None           # a value named '': an absent optional input would read it
     # The loop below is the hot path of a large model: a node's result is decided once per
@@ -96,7 +100,7 @@ def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
     # repeated field, an index rather than unpacking: measured, about 0.5 s less at 1M nodes).
     memo: dict[tuple, tuple | None] = _types.memo_table()
     get = types.__getitem__
-    read = reads.update
+    read, define = unread.difference_update, unread.add
     for node in g.node:
         outs = node.output
         if len(outs) != 1:
@@ -115,6 +119,7 @@ def _profile_types(model, max_opset: int) -> dict[str, tuple] | None:
             return None       # undecided, no result name, or a second definition: onnx's
         types[out] = got
         read(inputs)
+        define(out)
     for coll in (g.value_info, g.output):
         for vi in coll:
             if vi.name not in types or _declared(vi.type) != types[vi.name][0]:
