@@ -259,6 +259,7 @@ def _differ(pair):
     return pair[0] != pair[1]
 
 
+@pytest.mark.req("PROF-R2", "MUL-R1", "GEMM-R4")
 def test_a_memo_keyed_by_operator_alone_is_caught(monkeypatch):
     """The comparison above sees a memo whose key leaves out the signature (planted)."""
     differ = [name for name, model, _ in _repeated_models()
