@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from typing import Iterable, Iterator
 
@@ -134,6 +133,7 @@ def replacing(path: str, mode: str = "w", **open_args) -> Iterator:
     folder, name = os.path.split(target)
     while True:    # mode "x" creates a new file (0o666 less the umask, as "w" would): never someone else's
         # the name cut so that the temporary fits where the target's name did (255 bytes)
+        import secrets      # here: its hashlib and hmac cost every command's start-up 7 ms
         temporary = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(6)}.tmp")
         try:
             fh = open(temporary, mode.replace("w", "x"), **open_args)

@@ -1,7 +1,8 @@
 """Start-up: each command imports what it needs only (measured in benchmarks and docs/benchmarks.md; here
 checked by the modules loaded, which does not depend on the machine's speed). `sonnx --version`
 loads neither numpy nor onnx; `sonnx validate` on an ONNX model loads no kernel runner, no
-onnxruntime, no compiler and no OpenVINO reader."""
+onnxruntime, no compiler and no OpenVINO reader; without --select/--ignore, not the requirement
+registry either (its 20 TOML files are read only to match selectors, or to title a finding)."""
 from __future__ import annotations
 
 import subprocess
@@ -27,5 +28,11 @@ def test_version_loads_neither_numpy_nor_onnx():
 
 def test_validate_loads_only_the_validator():
     others = ("onnxruntime", "llvmlite", "sonnx.run", "sonnx.run.cli", "sonnx.conform.cli", "sonnx.trace.cli",
-              "sonnx.validate.openvino", "defusedxml")
+              "sonnx.validate.openvino", "defusedxml", "sonnx.requirements", "secrets")
     assert _loaded(["validate", str(MODEL)], others + ("sonnx.validate.api",)) == ["sonnx.validate.api"]
+
+
+def test_validate_with_a_selector_loads_the_registry():
+    """The probe above sees the registry when it is needed: matching a selector reads it."""
+    assert _loaded(["validate", "--select", "MUL", str(MODEL)], ("sonnx.requirements",)) == \
+        ["sonnx.requirements"]

@@ -212,7 +212,7 @@ def test_checked_shortcut_agrees_with_the_general_passes():
 @pytest.mark.req("PROF-R4")
 def test_shortcut_from_the_propagations_reads_agrees_with_the_general_passes():
     """When the validator's propagation takes a model, graph.findings counts from the names it
-    collected (propagate.Types.reads) instead of reading them again: it must find what the
+    left unread (propagate.Types.unread) instead of reading them again: it must find what the
     general passes find (dead nodes, an unused initializer) and nothing on a clean chain."""
     w = numpy_helper.from_array(np.ones((2, 3), np.float32), "unused")
     unused = M.model([helper.make_node("Mul", ["a", "a"], ["y"])], [M.vi("a", [2, 3])],
@@ -222,6 +222,6 @@ def test_shortcut_from_the_propagations_reads_agrees_with_the_general_passes():
     for m, expected in ((_dead_model(), 3), (unused, 1), (M.chain(50), 0), (passthrough, 1)):
         types = propagate.profile_types(m, 28)
         assert types is not None                     # the propagation took it
-        got = graph.findings(m, reads=types.reads)
+        got = graph.findings(m, unread=types.unread)
         assert got == graph.findings(m) and len(got) == expected
         assert {f.rule for f in got} <= {"PROF-R4"}

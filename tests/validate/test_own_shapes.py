@@ -165,3 +165,103 @@ def test_every_operator_same_verdict_as_onnx_inference(name, monkeypatch):
             assert (got is not None) == decided, (name, version, decided)
             own, onnx_only = _both(model, monkeypatch)
             assert own == onnx_only, (name, version)
+
+
+# ---- memoised verdicts (issue 28): the propagation, the walker and the operator rules decide a
+# node once per distinct signature (operator, opset, operand entries, attributes); a model that
+# repeats signatures, passing and failing, must have the findings it has without any memo
+
+class _Forgetful(dict):
+    """A memo table that remembers nothing: every node is decided afresh."""
+
+    def get(self, key, default=None):
+        return default
+
+    def __setitem__(self, key, value):
+        pass
+
+
+class _ByOperatorOnly(dict):
+    """Planted fault: a memo keyed by the operator's name alone (the operands' signatures and
+    the attributes left out of the key)."""
+
+    def get(self, key, default=None):
+        return super().get(tuple(k for k in key if isinstance(k, str)), default)
+
+    def __setitem__(self, key, value):
+        super().__setitem__(tuple(k for k in key if isinstance(k, str)), value)
+
+
+def _repeated_models():
+    """(name, model, findings expected) with signatures repeated between nodes."""
+    F = TensorProto.FLOAT
+    node = helper.make_node
+    out = []
+    # 1. a conforming chain: Mul and Gemm each repeated 20 times (the propagation takes it)
+    out.append(("chain", _chain(n=40), 0))
+    # 2. the same operator and arity, operands of another shape whose result is declared as the
+    #    repeated node's result would be: only a memo that ignores the operands accepts it
+    nodes = [node("Mul", ["x", "x"], [f"a{i}"]) for i in range(5)] + [node("Mul", ["y", "y"], ["b"])]
+    out.append(("same op, other operands", M.model(
+        nodes, [M.vi("x", [8, 8]), M.vi("y", [4, 4])],
+        [M.vi(f"a{i}", [8, 8]) for i in range(5)] + [M.vi("b", [8, 8])]), None))
+    # 3. a failing signature repeated among passing ones: each failing node has its own finding
+    nodes = []
+    for i in range(6):
+        nodes.append(node("Mul", ["x", "x"], [f"a{i}"], name=f"ok{i}"))
+        nodes.append(node("Mul", ["x", "r"], [f"b{i}"], name=f"bad{i}"))   # a broadcast
+    out.append(("repeated failing Mul", M.model(
+        nodes, [M.vi("x", [8, 8]), M.vi("r", [1, 8])],
+        [M.vi(f"a{i}", [8, 8]) for i in range(6)] + [M.vi(f"b{i}", [8, 8]) for i in range(6)]), 6))
+    # 4. the same operands, attributes that differ: Gemm with transB=1 passes, with 0 it does not
+    nodes = []
+    for i in range(4):
+        nodes.append(node("Gemm", ["a", "b", "c"], [f"y{i}"], name=f"t{i}", transB=1))
+        nodes.append(node("Gemm", ["a", "b", "c"], [f"z{i}"], name=f"n{i}", transB=0))
+    out.append(("Gemm attributes", M.model(
+        nodes, [M.vi("a", [2, 3]), M.vi("b", [4, 3]), M.vi("c", [2, 4])],
+        [M.vi(f"y{i}", [2, 4]) for i in range(4)] + [M.vi(f"z{i}", [2, 4]) for i in range(4)]),
+        None))
+    # 5. repeated dead nodes on the propagation's path (PROF-R4 once per dead node)
+    nodes = [node("Mul", ["x", "x"], ["v"])] + [node("Mul", ["x", "x"], [f"d{i}"]) for i in range(3)]
+    out.append(("repeated dead", M.model(nodes, [M.vi("x", [8, 8])], [M.vi("v", [8, 8])]), 3))
+    return out
+
+
+def _verdicts(model, monkeypatch, table=None):
+    """(verdict with the memos given, verdict with onnx's inference and no memo)."""
+    from sonnx.validate import types as vtypes
+    with monkeypatch.context() as m:
+        if table is not None:
+            m.setattr(vtypes, "memo_table", table)
+        memoised = _verdict(validate(model))
+    with monkeypatch.context() as m:
+        m.setattr(vtypes, "memo_table", _Forgetful)
+        m.setattr(propagate, "profile_types", lambda model, opset: None)
+        plain = _verdict(validate(model))
+    return memoised, plain
+
+
+@pytest.mark.req("PROF-R2", "PROF-R4", "MUL-R1", "GEMM-R4")
+@pytest.mark.parametrize("name,model,count", _repeated_models(), ids=lambda v: v if isinstance(v, str) else "")
+def test_memoised_verdicts_equal_unmemoised(name, model, count, monkeypatch):
+    memoised, plain = _verdicts(model, monkeypatch)
+    assert memoised == plain
+    forgetful, _ = _verdicts(model, monkeypatch, _Forgetful)
+    assert forgetful == plain
+    if count is not None:
+        assert len(plain[1]) == count, plain[1]
+    else:
+        assert plain[1]          # it fails: the memo must not make it pass
+
+
+def _differ(pair):
+    return pair[0] != pair[1]
+
+
+@pytest.mark.req("PROF-R2", "MUL-R1", "GEMM-R4")
+def test_a_memo_keyed_by_operator_alone_is_caught(monkeypatch):
+    """The comparison above sees a memo whose key leaves out the signature (planted)."""
+    differ = [name for name, model, _ in _repeated_models()
+              if _differ(_verdicts(model, monkeypatch, _ByOperatorOnly))]
+    assert {"same op, other operands", "repeated failing Mul", "Gemm attributes"} <= set(differ)

@@ -16,7 +16,7 @@ from ..output import config_input, error, to_file, write
 from ..output_files import clash, model_inputs
 from .api import validate
 from .formats import FORMATS, help_base_problem
-from .selection import SelectionError, resolve
+from .selection import SelectionError, not_checked as unchecked_rules
 from ..text import shown_path
 
 _write = write  # the name the validator's tests knew it by
@@ -68,8 +68,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     fmt = args.format or conf.get("format", "text")
     exit_zero = args.exit_zero or conf.get("exit-zero", False)
     try:
-        _, not_checked = resolve(args.select if args.select is not None else conf.get("select"),
-                                 args.ignore if args.ignore is not None else conf.get("ignore"))
+        not_checked = unchecked_rules(args.select if args.select is not None else conf.get("select"),
+                                        args.ignore if args.ignore is not None else conf.get("ignore"))
         paths = models_in(args.models)
         help_base = args.help_base or conf.get("help-base")
         why = help_base and help_base_problem(help_base)

@@ -6,7 +6,6 @@ import json
 import os
 from typing import Sequence
 
-from .. import requirements
 from ..colour import paint
 from .report import ONNX_CATEGORIES, Report
 from ..text import neutral, path_uri
@@ -30,6 +29,7 @@ TEXT_PER_RULE = 10  # findings shown per rule and model in text output; JSON and
 def _title(rule: str) -> str:
     if rule in ONNX_CATEGORIES:
         return ONNX_CATEGORIES[rule][0]
+    from .. import requirements     # on first use: a conforming model's text report never reads it
     req = requirements.load().get(rule)
     return req.title if req else rule
 
@@ -193,6 +193,7 @@ def _descriptor(rid: str, title: str, full: str, help_text: str, tags: list[str]
 def _rule_descriptors(used: list[str], help_base: str | None = None) -> list[dict]:
     """Every rule, whether found or not (a SARIF consumer learns the whole rule set). precision
     "very-high": a finding is a decided fact about the model, never a heuristic."""
+    from .. import requirements
     out = []
     for rid, req in requirements.load().items():
         d = _descriptor(rid, req.title, req.statement, f"{req.statement} Rationale: {req.rationale}",

@@ -170,22 +170,23 @@ def _all_read(g: onnx.GraphProto, given: set[str], read: set[str]) -> bool:
 
 
 def findings(model: onnx.ModelProto, *, checked: bool = False,
-             reads: set[str] | None = None) -> list[Finding]:
+             unread: set[str] | None = None) -> list[Finding]:
     """PROF-R4, PROF-R5 and PROF-R6 on ``model``'s main graph. ``checked``: onnx's checker
     accepted the model, so its main graph is in topological order (the checker refuses any
     other) and every name is defined once; then, when every node has one result, a single pass
     reading the input names decides all three rules (about 2.5 s at 1M nodes) and the general
-    passes below run only when it finds something to report. ``reads``: every name the nodes
-    read, from the validator's propagation (propagate.Types.reads), which took the model only
-    if its nodes are in order, each with one new result, no input named '' and no subgraph: then
-    the same counts decide without reading a name again."""
+    passes below run only when it finds something to report. ``unread``: the node results and
+    initializers (no graph input) that no node reads, from the validator's propagation
+    (propagate.Types.unread), which took the model only if its nodes are in order, each with
+    one new result, no input named '' and no subgraph: then nothing is dead when each of them
+    is a graph output, decided without reading a name again."""
     g = model.graph
     given = {vi.name for vi in g.input}
     given.update(t.name for t in g.initializer)
     given.update(s.values.name for s in g.sparse_initializer)
-    if reads is not None and _all_read(g, given, reads | {o.name for o in g.output}):
+    if unread is not None and not unread.difference(o.name for o in g.output):
         return []
-    if checked and reads is None and _clean(g, given):
+    if checked and unread is None and _clean(g, given):
         return []
     found: list[Finding] = []
     known = set(given)

@@ -128,7 +128,7 @@ def check_and_infer(data: bytes, path: str | None = None, text_ok: bool = False)
     # vouches for the order (graph.findings)
     t = time.perf_counter()
     findings.extend(graph.findings(parsed, checked=checked,
-                                   reads=getattr(main_types, "reads", None)))
+                                   unread=getattr(main_types, "unread", None)))
     timings["graph"] = time.perf_counter() - t
     if main_types is not None:
         timings["infer"] = 0.0

@@ -9,6 +9,7 @@ from onnx import numpy_helper
 from ..errors import Violation
 from ..ops.registry import operators
 from ..ops.signature import NotConstant, TensorSig
+from . import types as _types
 
 _INT, _FLOAT, _INTS = onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.INTS
 _T = onnx.TensorProto
@@ -74,7 +75,7 @@ class OperatorRules:
     and a large model repeats few distinct (operator, opset, signatures, attributes) keys."""
 
     def __init__(self) -> None:
-        self._memo: dict[tuple, list[Violation]] = {}
+        self._memo: dict[tuple, list[Violation]] = _types.memo_table()
 
     def check(self, op: str, sigs: tuple[TensorSig | None, ...], attrs: dict[str, int | float],
               opset: int) -> list[Violation]:

@@ -12,6 +12,7 @@ from ..ops.registry import operator_violations, operators
 from ..profile import DEFAULT_DOMAINS, opset_import_violations, shape_violations
 from ..ops.signature import TensorSig
 from . import rules, subinfer
+from . import types as _types
 from .report import Finding, node_label
 from .types import UNKNOWN, TypeCache, initializer_sig, sparse_initializer_sig
 
@@ -62,7 +63,7 @@ class Walker:
         self._prof_r1: dict[tuple[str, str], list[Violation]] = {}
         self._versions: dict[tuple[str, str, int | None], int | None] = {}
         self._ok_ids: set[int] = set()
-        self._memo: dict[tuple, list[Violation]] = {}
+        self._memo: dict[tuple, list[Violation]] = _types.memo_table()
         self._keep: list = []
         self._sparse_used: set[str] = set()
         self._called: set[tuple[str, str]] = set()
@@ -84,7 +85,7 @@ class Walker:
         if self.main_types is not None:
             # already interned entries (propagate.py): register each distinct one once
             intern = self.types.intern
-            for entry in {id(e): e for e in self.main_types.values()}.values():
+            for entry in self._main_distinct():
                 intern(entry)
             types = self.main_types
         else:
@@ -271,8 +272,14 @@ class Walker:
         same functions, operands and attributes this walker would call), so what remains per
         node is PROF-R2 on its result, which depends on the result's entry alone: when no
         distinct entry has a PROF-R2 violation, the node loop would report nothing."""
-        seen = {id(e): e for e in self.main_types.values()}
-        return all(not shape_violations(e[0].shape, "a value") for e in seen.values())
+        return all(not shape_violations(e[0].shape, "a value") for e in self._main_distinct())
+
+    def _main_distinct(self) -> list[Entry]:
+        """Each distinct entry of main_types once (propagate.Types.distinct when it has it)."""
+        distinct = getattr(self.main_types, "distinct", None)
+        if distinct is None:
+            distinct = list({id(e): e for e in self.main_types.values()}.values())
+        return distinct
 
     def _version(self, op: str, domain: str, opset: int | None) -> int | None:
         key = (op, domain, opset)
