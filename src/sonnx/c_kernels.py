@@ -200,7 +200,8 @@ def default_entry(stem: str, dtype: np.dtype):
     """The proved C entry point that the default kernel of operator ``stem`` (``sonnx.<stem>``,
     and the default engine of ``sonnx run`` / ``sonnx.Session``) runs on arrays of ``dtype``: its
     record's binding is the default one (``CBinding.default``) and has an entry taking ``dtype``
-    as it is. None: the operator's numpy kernel runs (another type, or an operator without such
+    as it is, or on its bits as they are by a proved route (``CRoute.view``). None: the
+    operator's numpy kernel runs (another type, or an operator without such
     a binding; or no C compiler here, said once by a RuntimeWarning)."""
     got = _DEFAULT.get((stem, dtype))
     if got is not None and (got[1] is None or got[0] is _LIB):
@@ -210,6 +211,10 @@ def default_entry(stem: str, dtype: np.dtype):
     if binding is not None and binding.default:
         name = next((e.name for e in binding.entries
                      if SUFFIX_TYPES.get(e.name.rsplit("_", 1)[1]) == dtype), None)
+        if name is None:    # a route passing the bits as they are (int32 on the uint32 kernel)
+            suffix = next((r.suffix for r in binding.routes if r.view and r.dtype == np.dtype(dtype).name
+                           and np.dtype(dtype).isnative), None)
+            name = next((e.name for e in binding.entries if e.name.rsplit("_", 1)[1] == suffix), None)
         if name is not None:
             try:
                 lib = library()

@@ -100,6 +100,7 @@ _C_PROOF = "proofs/add_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
     source="add_c.c", proof=_C_PROOF, wrapper=add_c, default=True,
+    routes=elementwise.int_routes(OP, "ADD-R3"),
     entries=tuple(CEntry(f"sonnx_add_{t}", _C_PROOF, f"AddC{w}", ("ADD-R1", "ADD-R3"), _C_ARGS, packed)
                   # packed: the SSE2 instruction of the vectorised loop
                   for t, w, packed in (("f32", "Float32", "addps"), ("f64", "Float64", "addpd"),

@@ -27,6 +27,7 @@ from .. import dtypes
 from ..errors import Violation, raise_if_any
 from ..semantics.tensor import TensorValue, flat_index, size
 from . import kernel, symdims
+from .registry import CRoute
 from .signature import TensorSig, dense_and_typed, static_shape, tensor_shape_violations
 
 
@@ -289,3 +290,17 @@ def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
         return lambda a, b: _apply(stem, ufunc, quiet, a, b)
     return bind
 
+
+INT_ROUTE_PROOF = "proofs/int_route.mlw"
+
+
+def int_routes(op: str, rule: str) -> tuple[CRoute, ...]:
+    """The integer types the same-shape binary C wrapper (c_kernels.binary_same_shape) runs on
+    the unsigned kernels, each proved to give the type's own wrapped result by module
+    ``<op>Route`` of proofs/int_route.mlw: int32 and int64 on their bits as they are (uint32,
+    uint64), int8/int16/uint8/uint16 sign- or zero-extended to 32 bits and reduced to their low
+    bits after."""
+    theory = f"{op}Route"
+    return (CRoute("int32", "u32", INT_ROUTE_PROOF, theory, (rule,), view=True),
+            CRoute("int64", "u64", INT_ROUTE_PROOF, theory, (rule,), view=True),
+            *(CRoute(t, "u32", INT_ROUTE_PROOF, theory, (rule,)) for t in ("int8", "int16", "uint8", "uint16")))

@@ -103,6 +103,7 @@ _C_PROOF = "proofs/mul_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
     source="mul_c.c", proof=_C_PROOF, wrapper=mul_c, default=True,
+    routes=elementwise.int_routes(OP, "MUL-R3"),
     entries=tuple(CEntry(f"sonnx_mul_{t}", _C_PROOF, f"MulC{w}", ("MUL-R1", "MUL-R3"), _C_ARGS, packed)
                   # packed: the SSE2 instruction of the vectorised loop (SSE2 has no 64-bit product)
                   for t, w, packed in (("f32", "Float32", "mulps"), ("f64", "Float64", "mulpd"),

@@ -58,6 +58,22 @@ class CEntry:
 
 
 @dataclass(frozen=True)
+class CRoute:
+    """An element type the C wrapper runs on an entry point of another type, and the proof that
+    it computes the type's own result that way (e.g. int8 on the uint32 kernel: sign-extended,
+    the low 8 bits of the result read back; proofs/int_route.mlw)."""
+    dtype: str                      # the numpy name of the element type routed, e.g. "int8"
+    suffix: str                     # the suffix of the entry point it runs on, e.g. "u32"
+    proof: str                      # the proof file of the route lemma
+    theory: str                     # the WhyML module holding it
+    ids: tuple[str, ...]            # the requirement IDs of its goals
+    # the operands' bits are passed as they are (a view: int32 on the uint32 kernel), so the
+    # default kernel may run the route too; False: a conversion on each side (widening, then
+    # the low bits), which only the C wrapper does
+    view: bool = False
+
+
+@dataclass(frozen=True)
 class CBinding:
     """An operator's C kernels: the extracted source, its proof, the entry points and the Python
     function that checks the operands as the Python kernel does and calls them."""
@@ -73,8 +89,11 @@ class CBinding:
     # Gemm; the proved engine and the trace cite both proofs
     via: tuple[str, str, tuple[str, ...]] | None = None
     # the operator's default kernel (sonnx.<stem>, the default engine) runs these entry points on
-    # the element types they take as they are (c_kernels.default_entry); numpy for the others
+    # the element types they take as they are (c_kernels.default_entry), and on the routes that
+    # pass the bits as they are (CRoute.view); numpy for the others
     default: bool = False
+    # the element types the wrapper runs on another type's entry point, each with its proof
+    routes: tuple[CRoute, ...] = ()
 
 
 @dataclass(frozen=True)

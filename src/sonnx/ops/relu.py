@@ -22,7 +22,7 @@ from ..semantics.tensor import TensorValue, flat_index, size
 from ..semantics.values import int_range
 from . import kernel
 from .openvino_ir import IRLayer, as_is, unary_shape
-from .registry import CBinding, CEntry, Operator, first_shape
+from .registry import CBinding, CEntry, CRoute, Operator, first_shape
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Relu"
@@ -246,6 +246,9 @@ _C_PROOF = "proofs/relu_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, out, n
 C_BINDING = CBinding(
     source="relu_c.c", proof=_C_PROOF, wrapper=relu_c, default=True,
+    # int8/int16 widened to int32 (the same integer) and the result read back (in range):
+    # module ReluRoute of proofs/int_route.mlw
+    routes=tuple(CRoute(t, "i32", "proofs/int_route.mlw", "ReluRoute", ("RELU-R3",)) for t in ("int8", "int16")),
     entries=tuple(CEntry(f"sonnx_relu_{t}", _C_PROOF, f"ReluC{w}", ("RELU-R3",), _C_ARGS, packed)
                   # packed: the SSE2 comparison of the vectorised loop (SSE2 has no 64-bit one)
                   for t, w, packed in (("f32", "Float32", "cmpleps"), ("f64", "Float64", "cmplepd"),
@@ -254,7 +257,10 @@ C_BINDING = CBinding(
 OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="unary", type_sets=TYPE_SETS, inputs=("X",), optional=(),
     attributes={"consumed_inputs": None}, constraints=node_constraints, reference=relu_reference,
-    kernel=relu, bind=bind, spec="spec/relu.md", proofs=("proofs/relu.mlw", "proofs/relu_half.mlw", "proofs/relu_c.mlw"),
+    kernel=relu, bind=bind, spec="spec/relu.md",
+    # int_route.mlw: the integer routes of Mul's, Add's, Sub's and Relu's C wrappers (it uses
+    # their theories, so it is listed after them, once)
+    proofs=("proofs/relu.mlw", "proofs/relu_half.mlw", "proofs/relu_c.mlw", "proofs/int_route.mlw"),
     openvino=(IRLayer("ReLU", 1, 1, unary_shape, as_is),),
     output_shape=first_shape, comparison="bits, zero sign open", c_binding=C_BINDING,
     theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))

@@ -112,6 +112,7 @@ _C_PROOF = "proofs/sub_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
     source="sub_c.c", proof=_C_PROOF, wrapper=sub_c, default=True,
+    routes=elementwise.int_routes(OP, "SUB-R3"),
     entries=tuple(CEntry(f"sonnx_sub_{t}", _C_PROOF, f"SubC{w}", ("SUB-R1", "SUB-R3"), _C_ARGS, packed)
                   # packed: the SSE2 instruction of the vectorised loop
                   for t, w, packed in (("f32", "Float32", "subps"), ("f64", "Float64", "subpd"),

@@ -7,7 +7,9 @@ element types the entry points take as they are); the proved engine
 (``sonnx run --engine proved``) and ``sonnx.c_kernels`` run the C entry points extracted from the
 proofs. A row's proved entry points are those whose goal names the requirement (each record's
 ``c_binding``: ``CEntry.ids``), and for an operator that runs another's entry points
-(``CBinding.via``), those entry points for the IDs its refinement proof covers.
+(``CBinding.via``), those entry points for the IDs its refinement proof covers; an element type
+routed to another type's entry point (``CBinding.routes``, e.g. int8 on the uint32 kernel) is
+listed as ``entry on type (kernel proof + route proof)``.
 """
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ def proved_entries() -> dict[str, list[str]]:
         for e in b.entries:
             for rid in e.ids:
                 out.setdefault(rid, []).append(f"{e.name} ({e.proof})")
+        for rid, text in _routed(b, view_only=False):
+            out.setdefault(rid, []).append(text)
         if b.via is not None:
             stem, refinement, ids = b.via
             inner = by_stem(stem).c_binding
@@ -45,6 +49,21 @@ def default_entries() -> dict[str, list[str]]:
             for e in b.entries:
                 for rid in e.ids:
                     out.setdefault(rid, []).append(f"{e.name} ({e.proof})")
+            for rid, text in _routed(b, view_only=True):
+                out.setdefault(rid, []).append(text)
+    return out
+
+
+def _routed(b, view_only: bool) -> list[tuple[str, str]]:
+    """(requirement ID, ``entry on type (proofs)``) of the binding's routes (CBinding.routes);
+    ``view_only``: those the default kernel runs too (the bits passed as they are)."""
+    out = []
+    for r in b.routes:
+        if view_only and not r.view:
+            continue
+        e = next(e for e in b.entries if e.name.rsplit("_", 1)[1] == r.suffix)
+        for rid in sorted(set(e.ids) & set(r.ids)):
+            out.append((rid, f"{e.name} on {r.dtype} ({e.proof} + {r.proof})"))
     return out
 
 
