@@ -84,16 +84,35 @@ def test_elementwise_types_with_their_own_entry_point_run_proved(op, elem, np_ty
 
 @needs_c
 @pytest.mark.req("MUL-R3")
-@pytest.mark.parametrize("elem, shown", [(TensorProto.FLOAT16, "float16"), (TensorProto.BFLOAT16, "bfloat16"),
-                                         (TensorProto.INT32, "int32"), (TensorProto.INT8, "int8")])
+@pytest.mark.parametrize("elem, shown", [(TensorProto.FLOAT16, "float16"), (TensorProto.BFLOAT16, "bfloat16")])
 def test_types_that_only_go_through_an_unproved_route_are_refused(elem, shown):
-    """float16/bfloat16 through float32, signed integers on the unsigned kernel's bits, 8-bit
-    through 32: the default engine's C wrappers do that; the proved engine refuses it."""
+    """float16/bfloat16 through float32: the default engine's C wrappers do that; the proved
+    engine refuses it."""
     with pytest.raises(RunError) as e:
         Session(binary("Mul", elem), engine="proved")
     msg = str(e.value)
     assert "node 0 'n0' (Mul)" in msg and f"Mul on {shown}" in msg
     assert "float32, float64, uint32, uint64" in msg and "default engine" in msg
+
+
+@needs_c
+@pytest.mark.req("MUL-R3")
+@pytest.mark.parametrize("elem, np_type, entry", [(TensorProto.INT32, np.int32, "sonnx_mul_u32"),
+                                                  (TensorProto.INT64, np.int64, "sonnx_mul_u64"),
+                                                  (TensorProto.INT8, np.int8, "sonnx_mul_u32"),
+                                                  (TensorProto.UINT16, np.uint16, "sonnx_mul_u32")])
+def test_signed_and_narrow_integers_run_on_a_proved_route(elem, np_type, entry):
+    """int32/int64 on the unsigned kernel's bits, 8/16-bit through the uint32 kernel: the route is
+    proved (proofs/int_route.mlw), and the node's proofs cite it beside the kernel's."""
+    s = Session(binary("Mul", elem), engine="proved")
+    info = np.iinfo(np_type)
+    a = np.array([[info.max, info.min, -1 if info.min < 0 else 1], [7, info.max // 3, 2]], dtype=np_type)
+    b = np.array([[info.max, info.min, info.max], [-5 if info.min < 0 else 5, 3, info.min]], dtype=np_type)
+    (got,) = s.run(None, {"a": a, "b": b})
+    assert same_bits(got, np.multiply(a, b))
+    proofs = s.proofs()[0]
+    assert proofs["entry"] == entry and proofs["proofs"] == ["proofs/mul_c.mlw", "proofs/int_route.mlw"]
+    assert proofs["route"]["theory"] == "MulRoute"
 
 
 @needs_c
