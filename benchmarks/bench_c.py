@@ -7,7 +7,7 @@ writes build/bench/c.json and c.md. Mul, Add, Sub, Relu: float32, float64 and in
 the bare C entry point / the ufunc into a preallocated output, sonnx.<op> / the ufunc, and
 sonnx.<op> (which runs the proved C where its record says so) / the same call on its numpy path
 (int32 Mul/Add/Sub: the uint32 entry point on the bits, as the C wrapper runs it; sonnx.<op>
-runs numpy there).
+runs it too: the route of proofs/int_route.mlw).
 Gemm exact mode, float32, square 64 and 256: C kernel / sonnx.gemm exact (the compiled fold) and
 / numpy.matmul (BLAS, not bit-exact: the price of the proved order). The C kernels are single
 threaded; the element-wise loops are vectorised (SSE2, packed), Gemm's fold is scalar (one IEEE
