@@ -235,10 +235,12 @@ def default_entry(stem: str, dtype: np.dtype):
 def _address(x: np.ndarray) -> int:
     """The address of a C-contiguous array's data. ``x.ctypes.data`` costs about 1 us, more
     than a 1K-element kernel; ctypes' view of a writable buffer about 0.3 us."""
-    try:
-        return ctypes.addressof(ctypes.c_char.from_buffer(x))
-    except TypeError:            # a read-only array
-        return x.ctypes.data
+    if x.flags.writeable:        # a read-only array (a graph constant) would raise: ~1 us
+        try:
+            return ctypes.addressof(ctypes.c_char.from_buffer(x))
+        except TypeError:
+            pass
+    return x.ctypes.data
 
 
 def call_binary(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -497,3 +497,24 @@ class TestDivValues(Values):
 @pytest.mark.req("DIV-R1", "DIV-R2", "DIV-R3", "DIV-R4", "PROF-R2")
 class TestDivRefusals(Refusals):
     op = operator("Div")
+
+
+@pytest.mark.req("ADD-R1", "ADD-R3")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bound_add_takes_the_c_entry_chosen_once_with_the_same_bits(dtype, monkeypatch):
+    """A bound float Add calls the proved C entry resolved at bind time (no per-call record
+    lookup), on a read-only constant operand too, with the bits of the unbound kernel; an operand
+    in the other byte order goes through the unbound path (numpy's ufunc), never the C on
+    swapped bytes."""
+    from sonnx import c_kernels
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 50)).astype(dtype)
+    b = rng.standard_normal((3, 50)).astype(dtype)
+    b.flags.writeable = False                      # as a graph constant
+    bound = operator("Add").bind(a, b)
+    monkeypatch.setattr(c_kernels, "default_entry", lambda *args: pytest.fail("looked up per call"))
+    got = bound(a, b)
+    monkeypatch.undo()
+    assert_same_bits(got, sonnx.add(a, b))
+    swapped = b.astype(b.dtype.newbyteorder(">" if b.dtype.byteorder != ">" else "<"))
+    assert_same_bits(bound(a, swapped), sonnx.add(a, b))

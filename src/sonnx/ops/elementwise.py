@@ -287,7 +287,20 @@ def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
     def bind(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> Callable:
         quiet = check(op, prefix, a, b, opset)
         stem = op.lower()
-        return lambda a, b: _apply(stem, ufunc, quiet, a, b)
+        from .. import c_kernels
+        fn = c_kernels.default_entry(stem, a.dtype)
+        if fn is None:
+            return lambda a, b: _apply(stem, ufunc, quiet, a, b)
+        dtype, call = a.dtype, c_kernels.call_binary
+
+        def bound(a, b):
+            # _apply's choice made once for this element type (its import and record lookup
+            # cost more than a small Add); an operand of another dtype (byte order) still
+            # goes through _apply, as unbound
+            if a.dtype == dtype and b.dtype == dtype:
+                return call(fn, a, b)
+            return _apply(stem, ufunc, quiet, a, b)
+        return bound
     return bind
 
 
