@@ -4,9 +4,9 @@ sonnx/ops/gemm/fold.py), in the same process on the same inputs.
 
 Not a test: it prints ratios C / fold (median and range over interleaved rounds, timing.py) and
 writes build/bench/gemm_c.json and gemm_c.md. float32 and float64; square M = K = N = 64, 256,
-512, 1024 and an MLP layer (batch 1000, 784 -> 1024); no C, alpha = beta = 1. Each shape's two
-results are compared bit for bit first (a difference stops the run). The C kernel is single
-threaded, SSE2 (as CFLAGS build it), no FMA; the fold uses the widest vectors of this CPU and
+512, 1024 and an MLP layer (batch 1000 and batch 1, 784 -> 1024); no C, alpha = beta = 1. Each shape's two
+results are compared bit for bit first (a difference stops the run). The C kernel splits the
+output rows across one thread per core (large products), SSE2 (as CFLAGS build it), no FMA; the fold uses the widest vectors of this CPU and
 all cores for large products. The load average before and after is printed: on a loaded
 machine both sides slow down, the ratio less so.
 """
@@ -19,7 +19,7 @@ from sonnx import c_kernels as ck
 
 from timing import fmt_range, load_average, machine, ratio_spread, rounds_of, write_figures
 
-SHAPES = [(64, 64, 64), (256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (1000, 784, 1024)]
+SHAPES = [(64, 64, 64), (256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (1000, 784, 1024), (1, 784, 1024)]
 
 
 def main() -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 import numbers
+import os
+import threading
 from typing import Callable, NamedTuple
 
 import icontract
@@ -651,7 +653,7 @@ def gemm_c(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: 
 
 
 @fpenv.guarded
-def _gemm_c(c_kernels, plan, a, b, c, alpha, beta) -> np.ndarray:
+def _gemm_c(c_kernels, plan, a, b, c, alpha, beta, threads=None) -> np.ndarray:
     lib = c_kernels.library()
     ptr = c_kernels.pointer
     acc = plan.acc
@@ -662,10 +664,42 @@ def _gemm_c(c_kernels, plan, a, b, c, alpha, beta) -> np.ndarray:
     cc = None if c is None else np.ascontiguousarray(c, dtype=acc)
     out = np.empty((m, n), dtype=acc)
     fn = lib.sonnx_gemm_f32 if acc.itemsize == 4 else lib.sonnx_gemm_f64
-    fn(ptr(x), ptr(y), None if cc is None else ptr(cc), ptr(out), int(cc is not None),
-       int(plan.ta), int(plan.tb), float(alpha), float(beta), m, n, k)
+    ta = plan.ta
+    parts = _gemm_c_threads(m, n, k) if threads is None else max(1, min(int(threads), m))
+    if parts > 1 and ta:
+        x, ta = np.ascontiguousarray(x.T), False   # a copy: the operands' values are unchanged
+    if parts > 1 and cc is not None and cc.size != m * n:
+        parts = 1
+
+    def rows(lo: int, hi: int) -> None:
+        # rows lo..hi-1 of Y from rows lo..hi-1 of A (and C): each element's ascending-k fold is
+        # the one the proved loop gives it whatever the split (the loop computes every row alone)
+        fn(ptr(x[lo:hi]) if parts > 1 else ptr(x), ptr(y),
+           None if cc is None else ptr(cc[lo:hi] if parts > 1 else cc), ptr(out[lo:hi]),
+           int(cc is not None), int(ta), int(plan.tb), float(alpha), float(beta), hi - lo, n, k)
+
+    if parts == 1:
+        rows(0, m)
+    else:
+        # ctypes releases the GIL during the foreign call, so the row ranges run in parallel;
+        # each thread's C entry point sets the default FP environment itself
+        cuts = [m * p // parts for p in range(parts + 1)]
+        workers = [threading.Thread(target=rows, args=(cuts[p], cuts[p + 1])) for p in range(1, parts)]
+        for w in workers:
+            w.start()
+        rows(cuts[0], cuts[1])
+        for w in workers:
+            w.join()
     with np.errstate(all="ignore"):         # the single final RNE rounding to T (may overflow to inf)
         return out if acc == plan.out else out.astype(plan.out)
+
+
+def _gemm_c_threads(m: int, n: int, k: int) -> int:
+    """Threads for one C Gemm call: one per core once the product is large enough to pay for
+    starting them (a thread count never changes the bits, only the time)."""
+    if m < 2 or m * n * k < 1 << 18:
+        return 1
+    return max(1, min(os.cpu_count() or 1, m))
 
 
 def _c_args(real) -> tuple:
