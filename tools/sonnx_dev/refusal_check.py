@@ -319,6 +319,30 @@ def full_matmul_cases(limit: int) -> list[Case]:
     return out
 
 
+# Flatten's axis values and how the model reads them: an integer (a bool is not one), or not
+AXES = tuple((a, f"(AxInt ({a}))") for a in range(-6, 7)) + (
+    (None, "AxNone"), (True, "AxOther"), (1.0, "AxOther"), ("1", "AxOther"))
+
+
+def full_flatten_cases(limit: int) -> list[Case]:
+    """Flatten's constraints: inputs of ranks 0-4 (unknown rank, sparse, every type), every axis
+    from -6 to 6 (inside and outside [-r, r] and [0, r]), the axis missing or not an integer."""
+    from sonnx.ops import flatten
+    rng = random.Random(SEED + 6)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 9, 11, 13, 21, 25))
+        x = _rand_sig(rng)
+        axis, at = rng.choice(AXES)
+        version = _version("Flatten", opset)
+        term = f"constraints {version} {_allowed('Flatten', version)} {Terms().sig(*x)} {at}"
+
+        def python(x=x, opset=opset, axis=axis):
+            return tuple(v.requirement for v in flatten.constraints(_sig(*x), opset=opset, axis=axis))
+        out.append(Case(f"Flatten opset {opset} X{x} axis={axis!r}", term, python))
+    return out
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -327,7 +351,8 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.Elementwise": full_elementwise_cases(limit),
                                   "constraints.Gemm": full_gemm_cases(limit),
                                   "constraints.Relu": full_relu_cases(limit // 2),
-                                  "constraints.MatMul": full_matmul_cases(limit)}
+                                  "constraints.MatMul": full_matmul_cases(limit),
+                                  "constraints.Flatten": full_flatten_cases(limit // 2)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -355,13 +380,16 @@ USES = {
     "constraints.Relu": ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.ReluConstraints"],
     "constraints.MatMul": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                            "constraints.MatMulConstraints"],
+    "constraints.Flatten": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                            "constraints.FlattenConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
           "constraints.Elementwise": ("found", "FNil", "FCons"),
           "constraints.Gemm": ("found", "FNil", "FCons"),
           "constraints.Relu": ("found", "FNil", "FCons"),
-          "constraints.MatMul": ("found", "FNil", "FCons")}
+          "constraints.MatMul": ("found", "FNil", "FCons"),
+          "constraints.Flatten": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
@@ -446,6 +474,8 @@ def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...
         return tuple(f"RELU-{r}" for r in rules)
     if theory == "constraints.MatMul":
         return tuple(f"MATMUL-{r}" for r in rules)
+    if theory == "constraints.Flatten":
+        return tuple(f"FLATTEN-{r}" for r in rules)
     from sonnx.ops import registry
     prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
