@@ -89,6 +89,26 @@ PLANTS = {
         "      if consumed_inputs then app f (one R4) else f\n",
         "      f\n",
         "constraints.Relu"),
+    "python: MatMul lets an inner dimension 1 of B pass": (
+        "src/sonnx/ops/matmul.py",
+        "_static_pair(sa[1], sb[0]) and sa[1] != sb[0]:",
+        "_static_pair(sa[1], sb[0]) and sa[1] != sb[0] and sb[0] != 1:",
+        "constraints.MatMul"),
+    "theory: MatMul batches of different lengths do not broadcast": (
+        "proofs/constraints.mlw",
+        "dlen ba <> dlen bb || not (solvable (zip_eqs ba bb))",
+        "dlen ba = dlen bb && not (solvable (zip_eqs ba bb))",
+        "constraints.MatMul"),
+    "python: Flatten-1 accepts a negative axis": (
+        "src/sonnx/ops/flatten.py",
+        "return (-rank if version >= NEGATIVE_AXIS_FROM else 0), rank",
+        "return -rank, rank",
+        "constraints.Flatten"),
+    "theory: Flatten accepts axis = r + 1": (
+        "proofs/constraints.mlw",
+        "if lo <= a && a <= r then FNil else one R1",
+        "if lo <= a && a <= r + 1 then FNil else one R1",
+        "constraints.Flatten"),
 }
 
 
@@ -100,7 +120,9 @@ def _run(src: Path, tools: Path, proofs: Path, *only: str) -> subprocess.Complet
 
 
 @needs_why3
-@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4")
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4",
+                 "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4",
+                 "FLATTEN-R1", "FLATTEN-R2")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -110,7 +132,9 @@ def test_theories_agree_with_the_constraint_functions():
                              ("gemm_refusal", ("R1", "R4")),
                              ("constraints.Elementwise", ("R1", "R2", "R3", "R4")),
                              ("constraints.Gemm", ("R1", "R2", "R3", "R4", "R5", "R6")),
-                             ("constraints.Relu", ("R1", "R2", "R4"))):
+                             ("constraints.Relu", ("R1", "R2", "R4")),
+                             ("constraints.MatMul", ("R1", "R2", "R3", "R4")),
+                             ("constraints.Flatten", ("R1", "R2"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -118,7 +142,9 @@ def test_theories_agree_with_the_constraint_functions():
 
 
 @needs_why3
-@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4")
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4",
+                 "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4",
+                 "FLATTEN-R1", "FLATTEN-R2")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

@@ -285,6 +285,64 @@ def full_relu_cases(limit: int) -> list[Case]:
     return out
 
 
+def full_matmul_cases(limit: int) -> list[Case]:
+    """MatMul's constraints: matrices with agreeing or disagreeing inner dimensions, operands of
+    rank 0, 1, 3 and 4 (batches equal, symbolic, of other lengths), sparse/unknown/other types."""
+    from sonnx.ops import matmul
+    rng = random.Random(SEED + 5)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 9, 13, 13, 13, 21))
+        m, k, n = (rng.choice(DIMS) for _ in range(3))
+        kb = k if rng.random() < 0.75 else rng.choice(DIMS)
+        elem = rng.choice(ELEMS) if rng.random() < 0.3 else "float"
+        sa, sb = (m, k), (kb, n)
+        r = rng.random()
+        if r < 0.25:          # batched: the same batch, or another one, or of another length
+            batch = tuple(rng.choice(DIMS) for _ in range(rng.randrange(1, 3)))
+            other = rng.choice((batch, batch, batch[1:], tuple(rng.choice(DIMS) for _ in batch)))
+            sa, sb = batch + sa, other + sb
+        elif r < 0.35:        # a vector or a scalar
+            sa, sb = rng.choice(((k,), sa, ())), rng.choice(((kb,), sb, ()))
+        a, b = (sa, elem, False), (sb, elem, False)
+        if rng.random() < 0.2:
+            a = _rand_sig(rng, a)
+        if rng.random() < 0.2:
+            b = _rand_sig(rng, b)
+        version = _version("MatMul", opset)
+        t = Terms()
+        term = f"constraints {version} {_allowed('MatMul', version)} {t.sig(*a)} {t.sig(*b)}"
+
+        def python(a=a, b=b, opset=opset):
+            return tuple(v.requirement for v in matmul.constraints(_sig(*a), _sig(*b), opset=opset))
+        out.append(Case(f"MatMul opset {opset} A{a} B{b}", term, python))
+    return out
+
+
+# Flatten's axis values and how the model reads them: an integer (a bool is not one), or not
+AXES = tuple((a, f"(AxInt ({a}))") for a in range(-6, 7)) + (
+    (None, "AxNone"), (True, "AxOther"), (1.0, "AxOther"), ("1", "AxOther"))
+
+
+def full_flatten_cases(limit: int) -> list[Case]:
+    """Flatten's constraints: inputs of ranks 0-4 (unknown rank, sparse, every type), every axis
+    from -6 to 6 (inside and outside [-r, r] and [0, r]), the axis missing or not an integer."""
+    from sonnx.ops import flatten
+    rng = random.Random(SEED + 6)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 9, 11, 13, 21, 25))
+        x = _rand_sig(rng)
+        axis, at = rng.choice(AXES)
+        version = _version("Flatten", opset)
+        term = f"constraints {version} {_allowed('Flatten', version)} {Terms().sig(*x)} {at}"
+
+        def python(x=x, opset=opset, axis=axis):
+            return tuple(v.requirement for v in flatten.constraints(_sig(*x), opset=opset, axis=axis))
+        out.append(Case(f"Flatten opset {opset} X{x} axis={axis!r}", term, python))
+    return out
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -292,7 +350,9 @@ def corpus(limit: int) -> dict[str, list[Case]]:
     out: dict[str, list[Case]] = {"elementwise": [], "gemm_refusal": [],
                                   "constraints.Elementwise": full_elementwise_cases(limit),
                                   "constraints.Gemm": full_gemm_cases(limit),
-                                  "constraints.Relu": full_relu_cases(limit // 2)}
+                                  "constraints.Relu": full_relu_cases(limit // 2),
+                                  "constraints.MatMul": full_matmul_cases(limit),
+                                  "constraints.Flatten": full_flatten_cases(limit // 2)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -318,12 +378,18 @@ USES = {
     "constraints.Elementwise": _FULL,
     "constraints.Gemm": _FULL + ["constraints.GemmConstraints"],
     "constraints.Relu": ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.ReluConstraints"],
+    "constraints.MatMul": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                           "constraints.MatMulConstraints"],
+    "constraints.Flatten": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                            "constraints.FlattenConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
           "constraints.Elementwise": ("found", "FNil", "FCons"),
           "constraints.Gemm": ("found", "FNil", "FCons"),
-          "constraints.Relu": ("found", "FNil", "FCons")}
+          "constraints.Relu": ("found", "FNil", "FCons"),
+          "constraints.MatMul": ("found", "FNil", "FCons"),
+          "constraints.Flatten": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
@@ -406,6 +472,10 @@ def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...
         return tuple(f"GEMM-{r}" for r in rules)
     if theory == "constraints.Relu":
         return tuple(f"RELU-{r}" for r in rules)
+    if theory == "constraints.MatMul":
+        return tuple(f"MATMUL-{r}" for r in rules)
+    if theory == "constraints.Flatten":
+        return tuple(f"FLATTEN-{r}" for r in rules)
     from sonnx.ops import registry
     prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
