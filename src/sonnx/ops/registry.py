@@ -57,6 +57,25 @@ class CEntry:
     packed: str = ""
 
 
+# The evidence that the conversions a float16/bfloat16 route runs (numpy/ml_dtypes astype between
+# T and float32) are what the route proofs assume of halffloat.mlw's converters: CHECKED against
+# an integer reference (widening on all 65,536 values, narrowing on the rounding-relevant
+# classes in CI and once on all 2^32 float32 inputs), not proved.
+HALF_CONVERSIONS_CHECKED = ("tests/conversions/test_half_conversions.py",)
+
+
+@dataclass(frozen=True)
+class CRoute:
+    """Element types a C wrapper runs on another type's entry point (e.g. float16 and bfloat16
+    through the float32 one, rounded once to T), with what makes that route sound: the proofs
+    that it computes T's semantics and the evidence, checked but not proved, of what those proofs
+    assume (the conversions). The proved engine covers these types only through a route."""
+    types: tuple[str, ...]          # ONNX names of the element types taken
+    through: str                    # the entry-point suffix run on them (f32, i32, ...)
+    proofs: tuple[str, ...]         # proof files: the route computes T's semantics
+    checked: tuple[str, ...] = ()   # tests: checked (not proved) properties the proofs assume
+
+
 @dataclass(frozen=True)
 class CBinding:
     """An operator's C kernels: the extracted source, its proof, the entry points and the Python
@@ -75,6 +94,9 @@ class CBinding:
     # the operator's default kernel (sonnx.<stem>, the default engine) runs these entry points on
     # the element types they take as they are (c_kernels.default_entry); numpy for the others
     default: bool = False
+    # the element types the wrapper runs through another type's entry points (CRoute); only
+    # these, besides the entries' own types, are covered by the proved engine
+    routes: tuple[CRoute, ...] = ()
 
 
 @dataclass(frozen=True)
