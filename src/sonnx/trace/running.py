@@ -7,7 +7,10 @@ element types the entry points take as they are); the proved engine
 (``sonnx run --engine proved``) and ``sonnx.c_kernels`` run the C entry points extracted from the
 proofs. A row's proved entry points are those whose goal names the requirement (each record's
 ``c_binding``: ``CEntry.ids``), and for an operator that runs another's entry points
-(``CBinding.via``), those entry points for the IDs its refinement proof covers.
+(``CBinding.via``), those entry points for the IDs its refinement proof covers. A route
+(``CBinding.routes``: e.g. float16/bfloat16 through the float32 entry) is listed as
+``name for T1, T2 (entry proof + route proofs; checked: tests)``: the route is proved, the
+conversions it runs are checked by those tests, not proved.
 """
 from __future__ import annotations
 
@@ -25,6 +28,13 @@ def proved_entries() -> dict[str, list[str]]:
         for e in b.entries:
             for rid in e.ids:
                 out.setdefault(rid, []).append(f"{e.name} ({e.proof})")
+        for r in b.routes:
+            for e in b.entries:
+                if e.name.rsplit("_", 1)[1] == r.through:
+                    for rid in e.ids:
+                        out.setdefault(rid, []).append(
+                            f"{e.name} for {', '.join(r.types)} ({' + '.join((e.proof, *r.proofs))}; "
+                            f"checked: {', '.join(r.checked) or 'nothing'})")
         if b.via is not None:
             stem, refinement, ids = b.via
             inner = by_stem(stem).c_binding
@@ -64,6 +74,9 @@ def cell(r: dict) -> str:
     if d:
         text = (f"default: {d} proved C entry point{'s' if d > 1 else ''} (their types), "
                 f"other types {', '.join(r['default_engine'])}")
-    n = len(r["proved_engine"])
-    return text + (f"; --engine proved: {n} proved C entry point{'s' if n > 1 else ''}" if n else
+    routes = sum(" for " in e for e in r["proved_engine"])     # proved_entries' route rows
+    n = len(r["proved_engine"]) - routes
+    via = (f" (+{routes} route{'s' if routes > 1 else ''} to other types, conversions checked)"
+           if routes else "")
+    return text + (f"; --engine proved: {n} proved C entry point{'s' if n > 1 else ''}{via}" if n else
                    "; not proved code")
