@@ -75,6 +75,7 @@ def test_narrowing_rounds_to_nearest_even_on_every_class(ref, half):
 
 
 @needs_gcc
+@pytest.mark.req(*REQS)
 def test_the_reference_knows_the_edges(ref):
     """Hand-computed bits: ties to even, the largest float16, overflow, subnormals, signed zero."""
     f = lambda x, t: ref.ref_narrow(int(np.float32(x).view(np.uint32)), *halfcheck.HALVES[t][1:])  # noqa: E731
@@ -94,6 +95,7 @@ def test_the_reference_knows_the_edges(ref):
 
 
 @needs_gcc
+@pytest.mark.req(*REQS)
 @pytest.mark.parametrize("half", sorted(halfcheck.HALVES))
 def test_a_truncating_narrowing_is_caught(ref, half, monkeypatch):
     """The planted fault: narrowing toward zero (dropping the bits) instead of to nearest."""
