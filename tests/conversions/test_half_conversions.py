@@ -35,7 +35,6 @@ from tests.conversions import halfcheck
 HERE = Path(__file__).resolve().parent
 PLANT = HERE.parent / "fpenv" / "plant.c"
 MODES = ["upward", "downward", "towardzero", "ftz", "daz", "upward+ftz+daz"]
-REQS = ("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
 
 needs_gcc = pytest.mark.skipif(not shutil.which("gcc"), reason="the reference is C (apt-get install gcc)")
 
@@ -58,7 +57,7 @@ def ref(ref_path):
 
 
 @needs_gcc
-@pytest.mark.req(*REQS)
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
 @pytest.mark.parametrize("half", sorted(halfcheck.HALVES))
 def test_widening_is_exact_on_every_value(ref, half):
     r = halfcheck.check_widen(ref, half)
@@ -67,7 +66,7 @@ def test_widening_is_exact_on_every_value(ref, half):
 
 
 @needs_gcc
-@pytest.mark.req(*REQS)
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
 @pytest.mark.parametrize("half", sorted(halfcheck.HALVES))
 def test_narrowing_rounds_to_nearest_even_on_every_class(ref, half):
     r = halfcheck.check_narrow_classes(ref, half)
@@ -75,7 +74,7 @@ def test_narrowing_rounds_to_nearest_even_on_every_class(ref, half):
 
 
 @needs_gcc
-@pytest.mark.req(*REQS)
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
 def test_the_reference_knows_the_edges(ref):
     """Hand-computed bits: ties to even, the largest float16, overflow, subnormals, signed zero."""
     f = lambda x, t: ref.ref_narrow(int(np.float32(x).view(np.uint32)), *halfcheck.HALVES[t][1:])  # noqa: E731
@@ -95,7 +94,7 @@ def test_the_reference_knows_the_edges(ref):
 
 
 @needs_gcc
-@pytest.mark.req(*REQS)
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
 @pytest.mark.parametrize("half", sorted(halfcheck.HALVES))
 def test_a_truncating_narrowing_is_caught(ref, half, monkeypatch):
     """The planted fault: narrowing toward zero (dropping the bits) instead of to nearest."""
@@ -116,7 +115,7 @@ def test_a_truncating_narrowing_is_caught(ref, half, monkeypatch):
 @needs_gcc
 @pytest.mark.skipif(not fpenv.SUPPORTED or not Path("/proc").exists(),
                     reason="the planted library needs x86-64 or aarch64 Linux/glibc")
-@pytest.mark.req(*REQS)
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
 @pytest.mark.parametrize("mode", MODES)
 def test_the_conversions_ignore_the_floating_point_environment(ref_path, tmp_path_factory, mode):
     plant = _build(tmp_path_factory, PLANT, "plant")
