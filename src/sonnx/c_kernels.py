@@ -212,7 +212,7 @@ def default_entry(stem: str, dtype: np.dtype):
         name = next((e.name for e in binding.entries
                      if SUFFIX_TYPES.get(e.name.rsplit("_", 1)[1]) == dtype), None)
         if name is None:    # a route passing the bits as they are (int32 on the uint32 kernel)
-            suffix = next((r.suffix for r in binding.routes if r.view and r.dtype == np.dtype(dtype).name
+            suffix = next((r.through for r in binding.routes if r.view and np.dtype(dtype).name in r.types
                            and np.dtype(dtype).isnative), None)
             name = next((e.name for e in binding.entries if e.name.rsplit("_", 1)[1] == suffix), None)
         if name is not None:

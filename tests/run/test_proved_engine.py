@@ -10,6 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import onnx
 import pytest
@@ -82,17 +83,58 @@ def test_elementwise_types_with_their_own_entry_point_run_proved(op, elem, np_ty
     assert s.proofs()[0]["entry"] == f"sonnx_{op.lower()}_{'f' if np.dtype(np_type).kind == 'f' else 'u'}{np.dtype(np_type).itemsize * 8}"
 
 
+def half_edges(np_type) -> np.ndarray:
+    """Every bit pattern of the 16-bit type (NaNs, infinities, signed zeros, subnormals, the
+    largest values, whose products and sums overflow or tie)."""
+    return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np_type)
+
+
+def same_bits_or_nan(x: np.ndarray, y: np.ndarray) -> bool:
+    """Equal bits, a NaN matching any NaN (spec/mul.md: IEEE 754 fixes no NaN payload)."""
+    xn, yn = np.isnan(x.astype(np.float32)), np.isnan(y.astype(np.float32))
+    return x.dtype == y.dtype and np.array_equal(xn, yn) and \
+        np.array_equal(x.view(np.uint16)[~xn], y.view(np.uint16)[~yn])
+
+
 @needs_c
-@pytest.mark.req("MUL-R3")
-@pytest.mark.parametrize("elem, shown", [(TensorProto.FLOAT16, "float16"), (TensorProto.BFLOAT16, "bfloat16")])
-def test_types_that_only_go_through_an_unproved_route_are_refused(elem, shown):
-    """float16/bfloat16 through float32: the default engine's C wrappers do that; the proved
-    engine refuses it."""
+@pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3")
+@pytest.mark.parametrize("op", ["Mul", "Add", "Sub", "Relu"])
+@pytest.mark.parametrize("elem, np_type", [(TensorProto.FLOAT16, np.float16), (TensorProto.BFLOAT16, ml_dtypes.bfloat16)])
+def test_half_types_run_proved_through_the_float32_route_with_the_default_engines_bits(op, elem, np_type):
+    """float16/bfloat16 run on the float32 entry, rounded once to T: the record's route (CRoute)
+    names its proof (proofs/<op>_half.mlw) and the conversions' evidence, checked, not proved."""
+    a = half_edges(np_type)
+    rng = np.random.default_rng(3)
+    b = a[rng.permutation(a.size)]
+    if op == "Relu":
+        vi = helper.make_tensor_value_info("a", elem, [a.size])
+        g = helper.make_graph([helper.make_node("Relu", ["a"], ["c"], name="n0")], "g", [vi],
+                              [helper.make_tensor_value_info("c", elem, [a.size])])
+        m, feeds = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), {"a": a}
+    else:
+        m, feeds = binary(op, elem, (a.size,)), {"a": a, "b": b}
+    s = Session(m, engine="proved")
+    got, want = s.run(None, feeds)[0], Session(m).run(None, feeds)[0]
+    assert same_bits_or_nan(got, want)
+    [r] = s.proofs()
+    assert r["entry"] == f"sonnx_{op.lower()}_f32"
+    assert r["proofs"] == [f"proofs/{op.lower()}_c.mlw", f"proofs/{op.lower()}_half.mlw"]
+    assert r["route"] == {"through": "f32", "proofs": [f"proofs/{op.lower()}_half.mlw"],
+                          "checked_not_proved": ["tests/conversions/test_half_conversions.py"]}
+    assert all((ROOT / p).is_file() for p in r["proofs"] + r["route"]["checked_not_proved"])
+
+
+@needs_c
+@pytest.mark.req("GEMM-R6")
+@pytest.mark.parametrize("elem", [TensorProto.FLOAT16, TensorProto.BFLOAT16])
+def test_a_half_type_without_a_route_is_refused(elem):
+    """Gemm's record names no half route: its float16/bfloat16 nodes are refused, never run."""
+    vi = [helper.make_tensor_value_info(n, elem, [2, 2]) for n in ("a", "b")]
+    g = helper.make_graph([helper.make_node("Gemm", ["a", "b"], ["c"], name="g0")], "g", vi,
+                          [helper.make_tensor_value_info("c", elem, [2, 2])])
     with pytest.raises(RunError) as e:
-        Session(binary("Mul", elem), engine="proved")
-    msg = str(e.value)
-    assert "node 0 'n0' (Mul)" in msg and f"Mul on {shown}" in msg
-    assert "float32, float64, uint32, uint64" in msg and "default engine" in msg
+        Session(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), engine="proved")
+    assert "'g0' (Gemm)" in str(e.value) and "is not covered" in str(e.value)
 
 
 @needs_c
@@ -112,7 +154,7 @@ def test_signed_and_narrow_integers_run_on_a_proved_route(elem, np_type, entry):
     assert same_bits(got, np.multiply(a, b))
     proofs = s.proofs()[0]
     assert proofs["entry"] == entry and proofs["proofs"] == ["proofs/mul_c.mlw", "proofs/int_route.mlw"]
-    assert proofs["route"]["theory"] == "MulRoute"
+    assert proofs["route"]["theory"] == "MulRoute" and proofs["route"]["checked_not_proved"] == []
 
 
 @needs_c
@@ -163,13 +205,14 @@ def test_command_line_engine_proved(tmp_path, capsys):
     assert np.array_equal(np.load(tmp_path / "out" / "c.npy"), np.arange(6, dtype=np.float32).reshape(2, 3) ** 2)
     assert main(args + ["--engine", "proved", "--mode", "fast"]) == 2
     assert "--engine proved runs exact mode only" in capsys.readouterr().err
-    onnx.save(binary("Mul", TensorProto.FLOAT16), str(tmp_path / "h.onnx"))
+    # a type with no route in its record (Gemm on float16): refused, with what is covered
+    onnx.save(binary("Gemm", TensorProto.FLOAT16, (2, 2)), str(tmp_path / "h.onnx"))
     for n in "ab":
-        np.save(tmp_path / f"{n}16.npy", np.ones((2, 3), np.float16))
+        np.save(tmp_path / f"{n}16.npy", np.ones((2, 2), np.float16))
     code = main(["run", str(tmp_path / "h.onnx"), "--input", f"a={tmp_path / 'a16.npy'}",
                  "--input", f"b={tmp_path / 'b16.npy'}", "--engine", "proved"])
     printed = capsys.readouterr()
-    assert code == 2 and "Mul on float16 is not covered" in printed.err and "Traceback" not in printed.err
+    assert code == 2 and "Gemm on float16 is not covered" in printed.err and "Traceback" not in printed.err
 
 
 PLANT_OLD = "set_ofs c i (mul RNE (get_ofs a i) (get_ofs b i))"

@@ -95,3 +95,30 @@ def test_the_default_engine_words():
     assert running.cell(running.running(True, False, ["e"])) == "default: tested; --engine proved: 1 proved C entry point"
     assert running.cell(running.running(True, False, ["e"], ["e"])) == \
         "default: 1 proved C entry point (their types), other types tested; --engine proved: 1 proved C entry point"
+
+
+def test_a_route_is_listed_with_its_proofs_and_its_checked_conversions(monkeypatch):
+    """A binding's routes (float16/bfloat16 through float32) appear in the row as the entry for
+    those types, with the entry's and the route's proofs and the conversions' tests marked
+    checked; the cell counts them apart from the entry points; a record without routes has none."""
+    entries = running.proved_entries()
+    routed = [op for op in registry.operators().values() if op.c_binding is not None and op.c_binding.routes]
+    assert routed
+    for op in routed:
+        for r in op.c_binding.routes:
+            for e in op.c_binding.entries:
+                if e.name.endswith("_" + r.through):
+                    checked = f"; checked: {', '.join(r.checked)}" if r.checked else ""
+                    want = f"{e.name} for {', '.join(r.types)} ({' + '.join((e.proof, *r.proofs))}{checked})"
+                    # the entry's IDs, or those of the route's lemmas when it names them
+                    ids = sorted(set(e.ids) & set(r.ids)) if r.ids else e.ids
+                    assert ids and all(want in entries[rid] for rid in ids)
+                    cell = running.cell(running.running(True, True, entries[ids[0]]))
+                    assert "route" in cell
+                    # "conversions checked" only where some route of the row runs checked conversions
+                    assert ("conversions checked" in cell) == any("; checked: " in x for x in entries[ids[0]])
+    op = routed[0]
+    ops = dict(registry.operators())
+    ops[op.name] = dataclasses.replace(op, c_binding=dataclasses.replace(op.c_binding, routes=()))
+    monkeypatch.setattr(running, "operators", lambda: ops)
+    assert not any(" for " in x for rid in op.c_binding.entries[0].ids for x in running.proved_entries()[rid])

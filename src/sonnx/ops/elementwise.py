@@ -313,7 +313,6 @@ def int_routes(op: str, rule: str) -> tuple[CRoute, ...]:
     ``<op>Route`` of proofs/int_route.mlw: int32 and int64 on their bits as they are (uint32,
     uint64), int8/int16/uint8/uint16 sign- or zero-extended to 32 bits and reduced to their low
     bits after."""
-    theory = f"{op}Route"
-    return (CRoute("int32", "u32", INT_ROUTE_PROOF, theory, (rule,), view=True),
-            CRoute("int64", "u64", INT_ROUTE_PROOF, theory, (rule,), view=True),
-            *(CRoute(t, "u32", INT_ROUTE_PROOF, theory, (rule,)) for t in ("int8", "int16", "uint8", "uint16")))
+    how = {"proofs": (INT_ROUTE_PROOF,), "theory": f"{op}Route", "ids": (rule,)}
+    return (CRoute(("int32",), "u32", view=True, **how), CRoute(("int64",), "u64", view=True, **how),
+            CRoute(("int8", "int16", "uint8", "uint16"), "u32", **how))

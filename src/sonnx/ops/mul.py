@@ -20,7 +20,7 @@ from ..semantics import floats, intloops
 from ..semantics.values import int_range
 from . import elementwise
 from .openvino_ir import IRLayer, broadcast_rule_inputs, broadcast_shape
-from .registry import CBinding, CEntry, ConformRule, Operator, first_shape
+from .registry import HALF_CONVERSIONS_CHECKED, CBinding, CEntry, CRoute, ConformRule, Operator, first_shape
 from .signature import TensorSig
 
 OP = "Mul"
@@ -103,7 +103,10 @@ _C_PROOF = "proofs/mul_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
     source="mul_c.c", proof=_C_PROOF, wrapper=mul_c, default=True,
-    routes=elementwise.int_routes(OP, "MUL-R3"),
+    # float16/bfloat16 through the float32 entry, rounded once to T: proofs/mul_half.mlw;
+    # the signed and narrow integers on the unsigned kernels: proofs/int_route.mlw
+    routes=(CRoute(("float16", "bfloat16"), "f32", ("proofs/mul_half.mlw",), HALF_CONVERSIONS_CHECKED),
+            *elementwise.int_routes(OP, "MUL-R3")),
     entries=tuple(CEntry(f"sonnx_mul_{t}", _C_PROOF, f"MulC{w}", ("MUL-R1", "MUL-R3"), _C_ARGS, packed)
                   # packed: the SSE2 instruction of the vectorised loop (SSE2 has no 64-bit product)
                   for t, w, packed in (("f32", "Float32", "mulps"), ("f64", "Float64", "mulpd"),

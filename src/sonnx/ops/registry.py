@@ -57,19 +57,27 @@ class CEntry:
     packed: str = ""
 
 
+# The evidence that the conversions a float16/bfloat16 route runs (numpy/ml_dtypes astype between
+# T and float32) are what the route proofs assume of halffloat.mlw's converters: CHECKED against
+# an integer reference (widening on all 65,536 values, narrowing on the rounding-relevant
+# classes in CI and once on all 2^32 float32 inputs), not proved.
+HALF_CONVERSIONS_CHECKED = ("tests/conversions/test_half_conversions.py",)
+
+
 @dataclass(frozen=True)
 class CRoute:
-    """An element type the C wrapper runs on an entry point of another type, and the proof that
-    it computes the type's own result that way (e.g. int8 on the uint32 kernel: sign-extended,
-    the low 8 bits of the result read back; proofs/int_route.mlw)."""
-    dtype: str                      # the numpy name of the element type routed, e.g. "int8"
-    suffix: str                     # the suffix of the entry point it runs on, e.g. "u32"
-    proof: str                      # the proof file of the route lemma
-    theory: str                     # the WhyML module holding it
-    ids: tuple[str, ...]            # the requirement IDs of its goals
-    # the operands' bits are passed as they are (a view: int32 on the uint32 kernel), so the
-    # default kernel may run the route too; False: a conversion on each side (widening, then
-    # the low bits), which only the C wrapper does
+    """Element types a C wrapper runs on another type's entry point (e.g. float16 and bfloat16
+    through the float32 one, rounded once to T), with what makes that route sound: the proofs
+    that it computes T's semantics and the evidence, checked but not proved, of what those proofs
+    assume (the conversions). The proved engine covers these types only through a route."""
+    types: tuple[str, ...]          # ONNX names of the element types taken
+    through: str                    # the entry-point suffix run on them (f32, i32, ...)
+    proofs: tuple[str, ...]         # proof files: the route computes T's semantics
+    checked: tuple[str, ...] = ()   # tests: checked (not proved) properties the proofs assume
+    theory: str = ""                # the WhyML module of the route's lemmas, when one holds them all
+    ids: tuple[str, ...] = ()       # the requirement IDs of those lemmas
+    # the operands' bits go to the entry as they are (a view: int32 on the uint32 kernel), no
+    # conversion on either side, so the default kernel may run the route too (c_kernels.default_entry)
     view: bool = False
 
 
@@ -92,7 +100,8 @@ class CBinding:
     # the element types they take as they are (c_kernels.default_entry), and on the routes that
     # pass the bits as they are (CRoute.view); numpy for the others
     default: bool = False
-    # the element types the wrapper runs on another type's entry point, each with its proof
+    # the element types the wrapper runs through another type's entry points (CRoute); only
+    # these, besides the entries' own types, are covered by the proved engine
     routes: tuple[CRoute, ...] = ()
 
 

@@ -22,7 +22,7 @@ from ..semantics.tensor import TensorValue, flat_index, size
 from ..semantics.values import int_range
 from . import kernel
 from .openvino_ir import IRLayer, as_is, unary_shape
-from .registry import CBinding, CEntry, CRoute, Operator, first_shape
+from .registry import HALF_CONVERSIONS_CHECKED, CBinding, CEntry, CRoute, Operator, first_shape
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
 
 OP = "Relu"
@@ -246,9 +246,11 @@ _C_PROOF = "proofs/relu_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, out, n
 C_BINDING = CBinding(
     source="relu_c.c", proof=_C_PROOF, wrapper=relu_c, default=True,
+    # float16/bfloat16 through the float32 entry, rounded once to T: proofs/relu_half.mlw;
     # int8/int16 widened to int32 (the same integer) and the result read back (in range):
     # module ReluRoute of proofs/int_route.mlw
-    routes=tuple(CRoute(t, "i32", "proofs/int_route.mlw", "ReluRoute", ("RELU-R3",)) for t in ("int8", "int16")),
+    routes=(CRoute(("float16", "bfloat16"), "f32", ("proofs/relu_half.mlw",), HALF_CONVERSIONS_CHECKED),
+            CRoute(("int8", "int16"), "i32", ("proofs/int_route.mlw",), theory="ReluRoute", ids=("RELU-R3",))),
     entries=tuple(CEntry(f"sonnx_relu_{t}", _C_PROOF, f"ReluC{w}", ("RELU-R3",), _C_ARGS, packed)
                   # packed: the SSE2 comparison of the vectorised loop (SSE2 has no 64-bit one)
                   for t, w, packed in (("f32", "Float32", "cmpleps"), ("f64", "Float64", "cmplepd"),

@@ -17,7 +17,7 @@ from ..semantics import floats, intloops
 from ..semantics.values import int_range
 from . import elementwise
 from .openvino_ir import IRLayer, broadcast_rule_inputs, broadcast_shape
-from .registry import CBinding, CEntry, ConformRule, Operator, first_shape
+from .registry import HALF_CONVERSIONS_CHECKED, CBinding, CEntry, CRoute, ConformRule, Operator, first_shape
 
 OP = "Sub"
 PREFIX = "SUB"
@@ -112,7 +112,10 @@ _C_PROOF = "proofs/sub_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
     source="sub_c.c", proof=_C_PROOF, wrapper=sub_c, default=True,
-    routes=elementwise.int_routes(OP, "SUB-R3"),
+    # float16/bfloat16 through the float32 entry, rounded once to T: proofs/sub_half.mlw;
+    # the signed and narrow integers on the unsigned kernels: proofs/int_route.mlw
+    routes=(CRoute(("float16", "bfloat16"), "f32", ("proofs/sub_half.mlw",), HALF_CONVERSIONS_CHECKED),
+            *elementwise.int_routes(OP, "SUB-R3")),
     entries=tuple(CEntry(f"sonnx_sub_{t}", _C_PROOF, f"SubC{w}", ("SUB-R1", "SUB-R3"), _C_ARGS, packed)
                   # packed: the SSE2 instruction of the vectorised loop
                   for t, w, packed in (("f32", "Float32", "subps"), ("f64", "Float64", "subpd"),

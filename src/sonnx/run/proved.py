@@ -6,13 +6,13 @@ CrossHair. This one runs, for each node, the C entry point that ``tools/extract-
 from the operator's proof (``Operator.c_binding``: the entry, its proof file, its WhyML module
 and the requirement IDs of its goal), called through the operator's C wrapper (the same checks
 and refusals as its Python kernel). A node is covered only when an entry point takes its element
-type as it is: float32 by an ``_f32`` entry, int32 by an ``_i32`` one, and so on; or when the
-record names a proved route to another type's entry (``CBinding.routes``: signed integers on the
-unsigned kernel's bits, 8/16-bit integers through the 32-bit kernel, proofs/int_route.mlw), and
-then the node's coverage cites both proofs. The wrappers' other routes are not proved and are
-refused here, never run silently: float16/bfloat16 through float32, and every operator without
-a C level (the structural ones, the pools, Div). A refusal names
-the node, the type and what is covered, so that the user can run the default engine instead.
+type as it is (float32 by an ``_f32`` entry, int32 by an ``_i32`` one, and so on), or when the
+binding names a route for it (``CBinding.routes``: e.g. float16/bfloat16 through the float32 entry,
+rounded once to T; signed and 8/16-bit integers on the unsigned kernels, proofs/int_route.mlw), with the proof that the route computes T's semantics and the evidence,
+checked and not proved, of the conversions it runs; the Coverage cites all three, labelled as
+such. Every other route of the wrappers is refused here, never run silently, and so is every
+operator without a C level (the structural ones, the pools, Div). A refusal names the node, the
+type and what is covered, so that the user can run the default engine instead.
 
 An operator whose C wrapper runs another operator's entry points says so in its binding
 (``CBinding.via``: that operator's stem and the proof that the two agree, e.g. MatMul as Gemm
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import dtypes
 from ..c_kernels import SUFFIX_TYPES     # the element type each entry-point suffix takes, as it is
 from ..ops.registry import CEntry, CRoute, Operator, by_stem
 
@@ -36,16 +37,21 @@ class NotProved(Exception):
 class Coverage:
     """What runs a node under the proved engine: the C entry point and the proofs behind it."""
     entry: CEntry
-    proofs: tuple[str, ...]          # the entry's proof, the refinement proof of a ``via``, a route's
-    route: CRoute | None = None      # the element type runs on another type's entry this way
+    proofs: tuple[str, ...]          # the entry's proof, the refinement proof of a ``via``, and
+    #                                  the route proofs of a route
+    route: CRoute | None = None      # the type runs through another type's entry
 
     def describe(self) -> dict:
-        out = {"entry": self.entry.name, "proofs": list(self.proofs), "theory": self.entry.theory,
-               "requirements": list(self.entry.ids)}
+        d = {"entry": self.entry.name, "proofs": list(self.proofs), "theory": self.entry.theory,
+             "requirements": list(self.entry.ids)}
         if self.route is not None:
-            out["route"] = {"theory": self.route.theory, "requirements": list(self.route.ids),
-                            "bits_as_they_are": self.route.view}
-        return out
+            # the conversions are checked by tests, not proved: said, never folded into "proofs"
+            d["route"] = {"through": self.route.through, "proofs": list(self.route.proofs),
+                          "checked_not_proved": list(self.route.checked)}
+            if self.route.theory:
+                d["route"].update(theory=self.route.theory, requirements=list(self.route.ids),
+                                  bits_as_they_are=self.route.view)
+        return d
 
 
 def _routes(op: Operator) -> tuple[CRoute, ...]:
@@ -66,9 +72,11 @@ def _entries(op: Operator) -> tuple[tuple[CEntry, ...], tuple[str, ...]]:
 def covered_types(op: Operator) -> list[str]:
     """The element types the proved engine runs ``op`` on (numpy names), in entry order."""
     entries, _ = _entries(op)
-    return [*(SUFFIX_TYPES[e.name.rsplit("_", 1)[1]].name for e in entries
-              if e.name.rsplit("_", 1)[1] in SUFFIX_TYPES),
-            *(r.dtype for r in _routes(op))]
+    suffixes = {e.name.rsplit("_", 1)[1] for e in entries}
+    direct = [SUFFIX_TYPES[e.name.rsplit("_", 1)[1]].name for e in entries
+              if e.name.rsplit("_", 1)[1] in SUFFIX_TYPES]
+    routed = [dtypes.numpy_dtype(t).name for r in _routes(op) if r.through in suffixes for t in r.types]
+    return direct + routed
 
 
 def coverage(op: Operator, dtype: np.dtype) -> Coverage:
@@ -77,10 +85,12 @@ def coverage(op: Operator, dtype: np.dtype) -> Coverage:
     for e in entries:
         if SUFFIX_TYPES.get(e.name.rsplit("_", 1)[1]) == np.dtype(dtype):
             return Coverage(e, (e.proof, *extra))
+    name = dtypes.name_of(np.dtype(dtype))
     for r in _routes(op):
-        if r.dtype == np.dtype(dtype).name:
-            e = next(e for e in entries if e.name.rsplit("_", 1)[1] == r.suffix)
-            return Coverage(e, (e.proof, *extra, r.proof), r)
+        if name in r.types:
+            for e in entries:
+                if e.name.rsplit("_", 1)[1] == r.through:
+                    return Coverage(e, (e.proof, *extra, *r.proofs), r)
     types = covered_types(op)
     if not types:
         raise NotProved(f"{op.name} has no kernel extracted from a proof (no C level yet)")

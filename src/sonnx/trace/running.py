@@ -7,9 +7,10 @@ element types the entry points take as they are); the proved engine
 (``sonnx run --engine proved``) and ``sonnx.c_kernels`` run the C entry points extracted from the
 proofs. A row's proved entry points are those whose goal names the requirement (each record's
 ``c_binding``: ``CEntry.ids``), and for an operator that runs another's entry points
-(``CBinding.via``), those entry points for the IDs its refinement proof covers; an element type
-routed to another type's entry point (``CBinding.routes``, e.g. int8 on the uint32 kernel) is
-listed as ``entry on type (kernel proof + route proof)``.
+(``CBinding.via``), those entry points for the IDs its refinement proof covers. A route
+(``CBinding.routes``: e.g. float16/bfloat16 through the float32 entry) is listed as
+``name for T1, T2 (entry proof + route proofs; checked: tests)``: the route is proved, the
+conversions it runs are checked by those tests, not proved.
 """
 from __future__ import annotations
 
@@ -55,15 +56,20 @@ def default_entries() -> dict[str, list[str]]:
 
 
 def _routed(b, view_only: bool) -> list[tuple[str, str]]:
-    """(requirement ID, ``entry on type (proofs)``) of the binding's routes (CBinding.routes);
-    ``view_only``: those the default kernel runs too (the bits passed as they are)."""
+    """(requirement ID, ``entry for T1, T2 (entry proof + route proofs[; checked: tests])``) of
+    the binding's routes (CBinding.routes): the IDs of the entry's goal (those of the route's
+    lemmas too, when it names them); ``view_only``: the routes the default kernel runs too (the
+    bits passed as they are)."""
     out = []
     for r in b.routes:
         if view_only and not r.view:
             continue
-        e = next(e for e in b.entries if e.name.rsplit("_", 1)[1] == r.suffix)
-        for rid in sorted(set(e.ids) & set(r.ids)):
-            out.append((rid, f"{e.name} on {r.dtype} ({e.proof} + {r.proof})"))
+        for e in b.entries:
+            if e.name.rsplit("_", 1)[1] == r.through:
+                checked = f"; checked: {', '.join(r.checked)}" if r.checked else ""
+                for rid in (sorted(set(e.ids) & set(r.ids)) if r.ids else e.ids):
+                    out.append((rid, f"{e.name} for {', '.join(r.types)} "
+                                     f"({' + '.join((e.proof, *r.proofs))}{checked})"))
     return out
 
 
@@ -83,6 +89,10 @@ def cell(r: dict) -> str:
     if d:
         text = (f"default: {d} proved C entry point{'s' if d > 1 else ''} (their types), "
                 f"other types {', '.join(r['default_engine'])}")
-    n = len(r["proved_engine"])
-    return text + (f"; --engine proved: {n} proved C entry point{'s' if n > 1 else ''}" if n else
+    routes = sum(" for " in e for e in r["proved_engine"])     # proved_entries' route rows
+    n = len(r["proved_engine"]) - routes
+    checked = any(" for " in e and "; checked: " in e for e in r["proved_engine"])
+    via = (f" (+{routes} route{'s' if routes > 1 else ''} to other types"
+           f"{', conversions checked' if checked else ''})" if routes else "")
+    return text + (f"; --engine proved: {n} proved C entry point{'s' if n > 1 else ''}{via}" if n else
                    "; not proved code")
