@@ -120,9 +120,7 @@ def _run(src: Path, tools: Path, proofs: Path, *only: str) -> subprocess.Complet
 
 
 @needs_why3
-@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4",
-                 "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4",
-                 "FLATTEN-R1", "FLATTEN-R2")
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -142,9 +140,7 @@ def test_theories_agree_with_the_constraint_functions():
 
 
 @needs_why3
-@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4",
-                 "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4",
-                 "FLATTEN-R1", "FLATTEN-R2")
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]
