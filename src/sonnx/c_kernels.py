@@ -209,12 +209,11 @@ def default_entry(stem: str, dtype: np.dtype):
     binding = by_stem(stem).c_binding
     fn, lib = None, _LIB
     if binding is not None and binding.default:
-        name = next((e.name for e in binding.entries
-                     if SUFFIX_TYPES.get(e.name.rsplit("_", 1)[1]) == dtype), None)
-        if name is None:    # a route passing the bits as they are (int32 on the uint32 kernel)
-            suffix = next((r.through for r in binding.routes if r.view and np.dtype(dtype).name in r.types
-                           and np.dtype(dtype).isnative), None)
-            name = next((e.name for e in binding.entries if e.name.rsplit("_", 1)[1] == suffix), None)
+        entry = next((e for e in binding.entries if SUFFIX_TYPES.get(e.suffix) == dtype), None)
+        if entry is None and np.dtype(dtype).isnative:   # a route passing the bits as they are
+            entry = next((binding.entry(r.through) for r in binding.routes      # (int32 on uint32)
+                          if r.view and np.dtype(dtype).name in r.types), None)
+        name = None if entry is None else entry.name
         if name is not None:
             try:
                 lib = library()

@@ -56,6 +56,11 @@ class CEntry:
     # vectorised (tools/extract-c checks it in the object code); "" when none is required
     packed: str = ""
 
+    @property
+    def suffix(self) -> str:
+        """The element-type suffix of the entry point's name (f32, u32, i64, ...)."""
+        return self.name.rsplit("_", 1)[1]
+
 
 # The evidence that the conversions a float16/bfloat16 route runs (numpy/ml_dtypes astype between
 # T and float32) are what the route proofs assume of halffloat.mlw's converters: CHECKED against
@@ -103,6 +108,10 @@ class CBinding:
     # the element types the wrapper runs through another type's entry points (CRoute); only
     # these, besides the entries' own types, are covered by the proved engine
     routes: tuple[CRoute, ...] = ()
+
+    def entry(self, suffix: str) -> CEntry | None:
+        """The entry point of this element-type suffix (a route's ``through``), if any."""
+        return next((e for e in self.entries if e.suffix == suffix), None)
 
 
 @dataclass(frozen=True)

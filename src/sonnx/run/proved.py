@@ -8,8 +8,9 @@ and the requirement IDs of its goal), called through the operator's C wrapper (t
 and refusals as its Python kernel). A node is covered only when an entry point takes its element
 type as it is (float32 by an ``_f32`` entry, int32 by an ``_i32`` one, and so on), or when the
 binding names a route for it (``CBinding.routes``: e.g. float16/bfloat16 through the float32 entry,
-rounded once to T; signed and 8/16-bit integers on the unsigned kernels, proofs/int_route.mlw), with the proof that the route computes T's semantics and the evidence,
-checked and not proved, of the conversions it runs; the Coverage cites all three, labelled as
+rounded once to T; signed and 8/16-bit integers on the unsigned kernels, proofs/int_route.mlw),
+with the proof that the route computes T's semantics and the evidence, checked and not proved,
+of the conversions it runs (none for the integer routes); the Coverage cites all three, labelled as
 such. Every other route of the wrappers is refused here, never run silently, and so is every
 operator without a C level (the structural ones, the pools, Div). A refusal names the node, the
 type and what is covered, so that the user can run the default engine instead.
@@ -72,9 +73,8 @@ def _entries(op: Operator) -> tuple[tuple[CEntry, ...], tuple[str, ...]]:
 def covered_types(op: Operator) -> list[str]:
     """The element types the proved engine runs ``op`` on (numpy names), in entry order."""
     entries, _ = _entries(op)
-    suffixes = {e.name.rsplit("_", 1)[1] for e in entries}
-    direct = [SUFFIX_TYPES[e.name.rsplit("_", 1)[1]].name for e in entries
-              if e.name.rsplit("_", 1)[1] in SUFFIX_TYPES]
+    suffixes = {e.suffix for e in entries}
+    direct = [SUFFIX_TYPES[e.suffix].name for e in entries if e.suffix in SUFFIX_TYPES]
     routed = [dtypes.numpy_dtype(t).name for r in _routes(op) if r.through in suffixes for t in r.types]
     return direct + routed
 
@@ -83,14 +83,13 @@ def coverage(op: Operator, dtype: np.dtype) -> Coverage:
     """The proved C entry point that runs ``op`` on ``dtype`` as it is; NotProved if none."""
     entries, extra = _entries(op)
     for e in entries:
-        if SUFFIX_TYPES.get(e.name.rsplit("_", 1)[1]) == np.dtype(dtype):
+        if SUFFIX_TYPES.get(e.suffix) == np.dtype(dtype):
             return Coverage(e, (e.proof, *extra))
     name = dtypes.name_of(np.dtype(dtype))
     for r in _routes(op):
-        if name in r.types:
-            for e in entries:
-                if e.name.rsplit("_", 1)[1] == r.through:
-                    return Coverage(e, (e.proof, *extra, *r.proofs), r)
+        e = next((e for e in entries if e.suffix == r.through), None)   # entries: a via's too
+        if name in r.types and e is not None:
+            return Coverage(e, (e.proof, *extra, *r.proofs), r)
     types = covered_types(op)
     if not types:
         raise NotProved(f"{op.name} has no kernel extracted from a proof (no C level yet)")

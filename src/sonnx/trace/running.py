@@ -62,14 +62,12 @@ def _routed(b, view_only: bool) -> list[tuple[str, str]]:
     bits passed as they are)."""
     out = []
     for r in b.routes:
-        if view_only and not r.view:
+        e = b.entry(r.through)
+        if e is None or (view_only and not r.view):
             continue
-        for e in b.entries:
-            if e.name.rsplit("_", 1)[1] == r.through:
-                checked = f"; checked: {', '.join(r.checked)}" if r.checked else ""
-                for rid in (sorted(set(e.ids) & set(r.ids)) if r.ids else e.ids):
-                    out.append((rid, f"{e.name} for {', '.join(r.types)} "
-                                     f"({' + '.join((e.proof, *r.proofs))}{checked})"))
+        checked = f"; checked: {', '.join(r.checked)}" if r.checked else ""
+        for rid in (sorted(set(e.ids) & set(r.ids)) if r.ids else e.ids):
+            out.append((rid, f"{e.name} for {', '.join(r.types)} ({' + '.join((e.proof, *r.proofs))}{checked})"))
     return out
 
 
