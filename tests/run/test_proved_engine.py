@@ -124,16 +124,48 @@ def test_half_types_run_proved_through_the_float32_route_with_the_default_engine
     assert all((ROOT / p).is_file() for p in r["proofs"] + r["route"]["checked_not_proved"])
 
 
+def half_product(op: str, elem: int, m=3, k=4, n=5) -> onnx.ModelProto:
+    shapes = {"a": [m, k], "b": [k, n], "c": [m, n]}
+    ins = ["a", "b", "c"] if op == "Gemm" else ["a", "b"]
+    vi = [helper.make_tensor_value_info(x, elem, shapes[x]) for x in ins]
+    g = helper.make_graph([helper.make_node(op, ins, ["y"], name="g0")], "g", vi,
+                          [helper.make_tensor_value_info("y", elem, [m, n])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+
+
+@needs_c
+@pytest.mark.req("GEMM-R7", "MATMUL-R5")
+@pytest.mark.parametrize("op", ["Gemm", "MatMul"])
+@pytest.mark.parametrize("elem, np_type", [(TensorProto.FLOAT16, np.float16), (TensorProto.BFLOAT16, ml_dtypes.bfloat16)])
+def test_half_gemm_and_matmul_run_proved_through_the_float32_route(op, elem, np_type):
+    """Gemm's record routes float16/bfloat16 through the float32 entry (widened operands, one
+    final rounding); proofs/gemm.mlw's GemmHalfRoute proves that composition is GemmHalf's
+    element. MatMul, which runs Gemm's wrapper, takes Gemm's route and cites its own refinement."""
+    rng = np.random.default_rng(5)
+    edges = half_edges(np_type)
+    m = half_product(op, elem, 7, 9, 11)
+    feeds = {"a": edges[rng.integers(0, edges.size, (7, 9))], "b": edges[rng.integers(0, edges.size, (9, 11))]}
+    if op == "Gemm":
+        feeds["c"] = edges[rng.integers(0, edges.size, (7, 11))]
+    s = Session(m, engine="proved")
+    got, want = s.run(None, feeds)[0], Session(m).run(None, feeds)[0]
+    assert same_bits_or_nan(got, want)
+    [r] = s.proofs()
+    assert r["entry"] == "sonnx_gemm_f32"
+    assert r["proofs"] == ["proofs/gemm_c.mlw"] + (["proofs/matmul.mlw"] if op == "MatMul" else []) + ["proofs/gemm.mlw"]
+    assert r["route"]["theory"] == "GemmHalfRoute" and r["route"]["checked_not_proved"] == \
+        ["tests/conversions/test_half_conversions.py"]
+
+
 @needs_c
 @pytest.mark.req("GEMM-R6")
 @pytest.mark.parametrize("elem", [TensorProto.FLOAT16, TensorProto.BFLOAT16])
-def test_a_half_type_without_a_route_is_refused(elem):
-    """Gemm's record names no half route: its float16/bfloat16 nodes are refused, never run."""
-    vi = [helper.make_tensor_value_info(n, elem, [2, 2]) for n in ("a", "b")]
-    g = helper.make_graph([helper.make_node("Gemm", ["a", "b"], ["c"], name="g0")], "g", vi,
-                          [helper.make_tensor_value_info("c", elem, [2, 2])])
+def test_a_type_without_a_route_is_refused(elem, monkeypatch):
+    """A type the records give no route to is refused, never run: here Gemm's half route is
+    taken out of the engine's view of the record."""
+    monkeypatch.setattr(proved, "_routes", lambda op: ())
     with pytest.raises(RunError) as e:
-        Session(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), engine="proved")
+        Session(half_product("Gemm", elem), engine="proved")
     assert "'g0' (Gemm)" in str(e.value) and "is not covered" in str(e.value)
 
 
@@ -188,7 +220,7 @@ def test_coverage_is_read_from_the_records():
 
 @needs_c
 @pytest.mark.req("MUL-R3")
-def test_command_line_engine_proved(tmp_path, capsys):
+def test_command_line_engine_proved(tmp_path, capsys, monkeypatch):
     model = tmp_path / "mul.onnx"
     onnx.save(binary("Mul", TensorProto.FLOAT), str(model))
     for n in "ab":
@@ -205,7 +237,9 @@ def test_command_line_engine_proved(tmp_path, capsys):
     assert np.array_equal(np.load(tmp_path / "out" / "c.npy"), np.arange(6, dtype=np.float32).reshape(2, 3) ** 2)
     assert main(args + ["--engine", "proved", "--mode", "fast"]) == 2
     assert "--engine proved runs exact mode only" in capsys.readouterr().err
-    # a type with no route in its record (Gemm on float16): refused, with what is covered
+    # a type with no route in the record (Gemm on float16 with its route taken out): refused,
+    # with what is covered
+    monkeypatch.setattr(proved, "_routes", lambda op: ())
     onnx.save(binary("Gemm", TensorProto.FLOAT16, (2, 2)), str(tmp_path / "h.onnx"))
     for n in "ab":
         np.save(tmp_path / f"{n}16.npy", np.ones((2, 2), np.float16))

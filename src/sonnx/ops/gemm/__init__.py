@@ -23,7 +23,7 @@ from ...semantics import floats, intloops
 from ...semantics.values import same_value
 from .. import kernel, symdims
 from . import fold
-from ..registry import CBinding, CEntry, ConformRule, Operator
+from ..registry import HALF_CONVERSIONS_CHECKED, CBinding, CEntry, ConformRule, CRoute, Operator
 from ..signature import TensorSig, dense_and_typed, tensor_shape_violations
 from ...semantics.tensor import TensorValue, size
 
@@ -714,6 +714,11 @@ _C_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")
 # and the WhyML function cloned (GemmCLoop's, proved there)
 C_BINDING = CBinding(
     source="gemm_c.c", proof=_C_PROOF, wrapper=gemm_c,
+    # float16/bfloat16 through the float32 entry: A, B, C widened, the float32 exact mode, one
+    # final rounding to T (proofs/gemm.mlw's GemmHalf proves that loop is narrow(float32 entry));
+    # the two conversions that run are checked, not proved
+    routes=(CRoute(("float16", "bfloat16"), "f32", ("proofs/gemm.mlw",), HALF_CONVERSIONS_CHECKED,
+                   theory="GemmHalfRoute", ids=("GEMM-R1", "GEMM-R4", "GEMM-R7")),),
     entries=(CEntry("sonnx_gemm_f32", _C_PROOF, "GemmCFloat32", _C_IDS, _c_args(ctypes.c_float)),
              CEntry("sonnx_gemm_f64", _C_PROOF, "GemmCFloat64", _C_IDS, _c_args(ctypes.c_double))),
     internal={"gemm_loop": (_C_PROOF, "GemmCFloat32", "gemm_loop"),
