@@ -35,22 +35,26 @@ import numpy as np
 
 from .. import c_kernels
 
-# The largest M * N * K of a Gemm/MatMul node that a chain takes, per mode (benchmarks/
-# bench_run.py, profile_session.py): the proved C loop is single-threaded and SSE2, the default
-# kernels use the widest vectors and both cores once the product is large.
-FUSE_LIMIT = {"exact": 1 << 18, "fast": 1 << 15}
+# The size rule (measured: benchmarks/profile_session.py --sweep, 2 cores):
+# a chain saves a node's per-call cost (about 3 - 6 us exact, 2 - 3 us fast), and costs the
+# proved C loop's speed (single-threaded SSE2: about 1/3 of the llvmlite fold's and 1/6 of BLAS's
+# multiply-adds per second on these thin layers) and a copy of each value entering or leaving
+# it. So a Gemm/MatMul node joins only while M * N * K <= FUSE_LIMIT[mode] (multiply-adds), and
+# any node only while each array it reads or writes has at most ELEMENT_LIMIT elements. On
+# bench_run.py's models: batch 1 (to 16 or so) fused, batch 1,000 node by node, as before.
+FUSE_LIMIT = {"exact": 1 << 15, "fast": 1 << 14}
+ELEMENT_LIMIT = 1 << 12
 _INT32_MAX = (1 << 31) - 1
 
 
 def fusable(step, mode: str) -> bool:
-    """The step joins a chain: its node is one call of a C entry point (step.call), its sizes are
-    within the entry points' int32 preconditions and, for a matrix node, M * N * K is at most
-    FUSE_LIMIT[mode]."""
+    """The step joins a chain: its node is one call of a C entry point (step.call), within the
+    entry points' int32 preconditions and the size rule above."""
     call = step.call
     if call is None:
         return False
     sizes = (call.n,) if not call.k else (call.m * call.k, call.k * call.n, call.m * call.n)
-    if not all(0 < s <= _INT32_MAX for s in sizes):
+    if not all(0 < s <= min(_INT32_MAX, ELEMENT_LIMIT) for s in sizes):
         return False
     return not call.k or call.m * call.n * call.k <= FUSE_LIMIT[mode]
 
