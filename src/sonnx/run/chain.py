@@ -11,7 +11,8 @@ points); the nodes are kept in graph order; every value a chain computes gets it
 allocated once (no output overlaps an input: the entry points' precondition), every constant is
 passed as the initializer's own array, and every other value the chain reads (a feed, or a value
 computed before it) is copied into a buffer of its own at each run (same element type and shape,
-checked before: ``np.copyto(casting="no")`` refuses anything else). The step program (an array of
+checked before; ``np.copyto(casting="equiv")`` allows only a byte-order change, which keeps the
+values, as the unfused kernels' own conversion does, and refuses anything else). The step program (an array of
 ``sonnx_chain_step``: entry index, array addresses, sizes, alpha/beta) is built once; the C
 dispatcher calls the extracted bodies in order in the default floating-point environment, set
 once for the chain as each entry point sets it for itself, and does no arithmetic of its own. So
@@ -112,10 +113,10 @@ class Chain:
 
     def __call__(self, *values: np.ndarray) -> tuple[np.ndarray, ...]:
         """The chain's outputs (fresh arrays) for its inputs' values (of the planned element type
-        and shape: anything else is refused by copyto, never cast)."""
+        and shape, in either byte order: anything else is refused by copyto, never cast)."""
         with self._lock:
             for buffer, value in zip(self._in_buffers, values):
-                np.copyto(buffer, value, casting="no")
+                np.copyto(buffer, value, casting="equiv")     # byte order only: the same values
             done = self._run(self._address, self._count)
             if done != self._count:        # an entry index the library does not know: a defect
                 from .executor import RunError
