@@ -91,7 +91,7 @@ class Chain:
             out = buffers[step.output] = np.empty(*step.result)
             cs.entry = table[call.entry]
             cs.hasc, cs.ta, cs.tb, cs.m, cs.n, cs.k = call.hasc, call.ta, call.tb, call.m, call.n, call.k
-            # alpha and beta are float32 values (GEMM-R5): exact in either field
+            # alpha and beta are float32 values (the operator's checks): exact in either field
             cs.alpha_f32 = cs.alpha_f64 = call.alpha
             cs.beta_f32 = cs.beta_f64 = call.beta
             cs.a, cs.b, cs.c = pointers + [None] * (3 - len(pointers))   # a, b, c in operand order

@@ -336,25 +336,31 @@ class Program:
         self.only_chains = bool(units) and len(self.chains) == len(units)
         self.output_slots = {o.name: slots[o.name] for o in loaded.model.graph.output}
 
-    def run(self, feeds: dict[str, np.ndarray], output_slots: list[int]) -> list[np.ndarray]:
-        """The values of ``output_slots`` for ``feeds`` (checked by the caller)."""
-        if self.only_chains:
-            return self._run(feeds, output_slots)
-        return self._guarded(feeds, output_slots)
+    def run(self, feeds: dict[str, np.ndarray], output_slots: list[int],
+            progress: Progress | None = None) -> list[np.ndarray]:
+        """The values of ``output_slots`` for ``feeds`` (checked by the caller); ``progress`` is
+        called before each node (a chain's nodes all before its one call)."""
+        if self.only_chains and progress is None:
+            return self._run(feeds, output_slots, None)
+        return self._guarded(feeds, output_slots, progress)
 
     @fpenv.guarded     # once per run, as execute
-    def _guarded(self, feeds: dict[str, np.ndarray], output_slots: list[int]) -> list[np.ndarray]:
+    def _guarded(self, feeds: dict[str, np.ndarray], output_slots: list[int], progress) -> list[np.ndarray]:
         with np.errstate(all="ignore"):     # as execute
-            return self._run(feeds, output_slots)
+            return self._run(feeds, output_slots, progress)
 
-    def _run(self, feeds: dict[str, np.ndarray], output_slots: list[int]) -> list[np.ndarray]:
+    def _run(self, feeds: dict[str, np.ndarray], output_slots: list[int], progress) -> list[np.ndarray]:
         values = self.template.copy()
         feed_slots = self.feed_slots
         for name, value in feeds.items():
             values[feed_slots[name]] = value
         i = 0
+        t0 = time.perf_counter()
         try:
             for kernel, get, single, out, fused, free in self.program:
+                if progress is not None:       # a chain's nodes all start with its one call
+                    for step in (self.units[i].steps if fused else (self.units[i],)):
+                        progress(self.steps.index(step), len(self.steps), step.node, time.perf_counter() - t0)
                 result = kernel(values[get]) if single else kernel(*get(values))
                 if fused:
                     for k, v in zip(out, result):

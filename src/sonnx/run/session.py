@@ -73,5 +73,10 @@ class Session:
     def evaluate(self, feeds: dict[str, np.ndarray], progress: executor.Progress | None = None,
                  keep_all: bool = False) -> dict[str, np.ndarray]:
         """name -> array of the graph's outputs (every value with ``keep_all``) for feeds already
-        checked (io.check_feeds or io.read_inputs); ``progress`` is called before each node."""
-        return executor.execute(self.loaded, self._steps, feeds, progress, keep_all)
+        checked (io.check_feeds or io.read_inputs); ``progress`` is called before each node (a
+        fused chain's nodes all before its one call). Without ``keep_all`` the planned program runs, fused
+        chains included (the results of ``run``); with it, every node's own kernel (a chain
+        gives back only the values read after it)."""
+        if keep_all:
+            return executor.execute(self.loaded, self._steps, feeds, progress, keep_all)
+        return dict(zip(self.output_names, self._program.run(feeds, self._all_slots, progress)))
