@@ -355,3 +355,22 @@ def test_planted_step_program_faults_are_caught():
     c._program[3].entry = 999
     with pytest.raises(RunError, match="does not know entry"):
         unknown.run(None, feed)
+
+
+def test_a_graph_input_with_a_default_and_chosen_outputs():
+    """A graph input with an initializer of the same name takes its default when not fed (and
+    the feed when fed) in a chain too; asking for some outputs by name gives those, in order."""
+    rng = np.random.default_rng(5)
+    w, x0 = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((2, 3)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["a"], name="mm"), helper.make_node("Relu", ["a"], ["r"], name="relu")]
+    model = _model(nodes, {"w": w, "x": x0}, (2, 3), [("r", (2, 4)), ("a", (2, 4))], np.float32)
+    fused, unfused = Session(model), Session(model, fuse=False)
+    assert len(fused.chains()) == 1
+    other = plain_feed((2, 3), seed=9)
+    for feeds in ({}, {"x": other}):
+        for names in (None, ["a"], ["a", "r"]):
+            got, ref = fused.run(names, feeds), unfused.run(names, feeds)
+            assert len(got) == len(ref) == (2 if names is None else len(names))
+            for a, b in zip(got, ref):
+                assert same_values(a, b)
+    assert not same_values(fused.run(["r"], {})[0], fused.run(["r"], {"x": other})[0])

@@ -111,7 +111,7 @@ class Chain:
         return {"nodes": [s.node.name for s in self.steps], "entries": [s.call.entry for s in self.steps],
                 "inputs": list(self.inputs), "outputs": list(self.outputs)}
 
-    def __call__(self, *values: np.ndarray) -> tuple[np.ndarray, ...]:
+    def __call__(self, *values: np.ndarray) -> list[np.ndarray]:
         """The chain's outputs (fresh arrays) for its inputs' values (of the planned element type
         and shape, in either byte order: anything else is refused by copyto, never cast)."""
         with self._lock:
@@ -123,7 +123,7 @@ class Chain:
                 node = self.steps[done].node
                 raise RunError(f"node {node.name!r} ({node.op_type}): the C chain does not know entry "
                                f"{self.steps[done].call.entry!r}")
-            return tuple([b.copy() for b in self._out_buffers])
+            return [b.copy() for b in self._out_buffers]
 
 
 def fuse(loaded, steps: list, mode: str) -> list:

@@ -335,11 +335,24 @@ class Program:
         # environment itself (so no guard nor errstate around the run)
         self.only_chains = bool(units) and len(self.chains) == len(units)
         self.output_slots = {o.name: slots[o.name] for o in loaded.model.graph.output}
+        # the whole graph one chain reading only graph inputs and giving every graph output: run
+        # it directly (about 2 us of slot bookkeeping less at batch 1)
+        self._direct = None
+        if len(units) == 1 and self.only_chains and set(units[0].inputs) <= set(self.feed_slots) \
+                and set(self.output_slots) <= set(units[0].outputs):
+            whole = units[0]
+            self._direct = (whole, [(n, self.template[self.feed_slots[n]]) for n in whole.inputs],
+                            {slots[n]: k for k, n in enumerate(whole.outputs)})
 
     def run(self, feeds: dict[str, np.ndarray], output_slots: list[int],
             progress: Progress | None = None) -> list[np.ndarray]:
         """The values of ``output_slots`` for ``feeds`` (checked by the caller); ``progress`` is
         called before each node (a chain's nodes all before its one call)."""
+        if progress is None and self._direct is not None:
+            whole, reads, position = self._direct
+            # a graph input not fed takes its initializer (its default), as in the slot program
+            results = whole(*[feeds.get(name, default) for name, default in reads])
+            return [results[position[k]] for k in output_slots]
         if self.only_chains and progress is None:
             return self._run(feeds, output_slots, None)
         return self._guarded(feeds, output_slots, progress)
