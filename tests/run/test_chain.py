@@ -218,6 +218,17 @@ def test_the_size_rule_decides_at_plan_time():
     for mode in ("exact", "fast"):
         assert len(Session(acas(1, False), mode).chains()) == 1
         assert Session(acas(1000, False), mode).chains() == []
+    from types import SimpleNamespace
+
+    from sonnx.ops.registry import CCall
+    for mode, limit in chain.FUSE_LIMIT.items():        # the boundaries, as documented
+        at = SimpleNamespace(call=CCall("sonnx_gemm_f32", (0, 1), n=limit // 256, m=16, k=16))
+        above = SimpleNamespace(call=CCall("sonnx_gemm_f32", (0, 1), n=limit // 256 + 1, m=16, k=16))
+        assert chain.fusable(at, mode) and not chain.fusable(above, mode)
+    big = chain.ELEMENT_LIMIT + 1
+    assert not chain.fusable(SimpleNamespace(call=CCall("sonnx_relu_f32", (0,), n=big)), "exact")
+    assert chain.fusable(SimpleNamespace(call=CCall("sonnx_relu_f32", (0,), n=big - 1)), "exact")
+    assert not chain.fusable(SimpleNamespace(call=None), "exact")
     step = Session(acas(1, False))._steps[0]
     assert chain.fusable(step, "exact")
     call = step.call

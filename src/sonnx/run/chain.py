@@ -128,7 +128,10 @@ class Chain:
 
 def fuse(loaded, steps: list, mode: str) -> list:
     """``steps`` with each run of at least two consecutive fusable steps replaced by a Chain
-    (the others as they are); [] steps -> []. Without the C kernels, the steps unchanged."""
+    (the others as they are). Without the C kernels, the steps unchanged (the library is
+    built only for a plan that has fusable steps)."""
+    if sum(fusable(s, mode) for s in steps) < 2:
+        return list(steps)
     try:
         c_kernels.library()
     except c_kernels.CKernelsUnavailable:
