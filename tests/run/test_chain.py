@@ -169,6 +169,11 @@ def test_acas_shaped_network_runs_as_one_chain_with_the_node_by_node_bits(form, 
         for seed in range(3):
             feed = {"x": special_feed((1, 5), dtype, seed)}
             assert fused_matches_node_by_node(session, model, feed)
+    # the proved engine fuses too: its nodes are these entry points, one call each
+    proved = Session(model, engine="proved")
+    assert _all_fused(proved, model) and len(proved.proofs()) == len(model.graph.node)
+    feed = {"x": special_feed((1, 5), dtype, 7)}
+    assert fused_matches_node_by_node(proved, model, feed)
 
 
 @pytest.mark.req("GEMM-R7", "MATMUL-R5", "RELU-R3")
