@@ -12,18 +12,19 @@ allocated once (no output overlaps an input: the entry points' precondition), ev
 passed as the initializer's own array, and every other value the chain reads (a feed, or a value
 computed before it) is copied into a buffer of its own at each run (same element type and shape,
 checked before; ``np.copyto(casting="equiv")`` allows only a byte-order change, which keeps the
-values, as the unfused kernels' own conversion does, and refuses anything else). The step program (an array of
-``sonnx_chain_step``: entry index, array addresses, sizes, alpha/beta) is built once; the C
+values, as the unfused kernels' own conversion does, and refuses anything else). The step
+program (an array of ``sonnx_chain_step``: entry index, array addresses, sizes, alpha/beta) is built once; the C
 dispatcher calls the extracted bodies in order in the default floating-point environment, set
 once for the chain as each entry point sets it for itself, and does no arithmetic of its own. So
-a chain's results are the bits of its entry points called one by one (the proved engine), which
-are those of the default kernels (the same entry points for the element-wise operators and Relu;
-for Gemm and MatMul the exact fold, tested bit for bit: tests/run/test_chain.py).
+a chain's results are the bits of its entry points called one by one (the proved engine, NaN
+payloads included), and the values of the default kernels (the same entry points for the
+element-wise operators and Relu; for Gemm and MatMul the exact fold, which may give a NaN another
+sign or payload, left open by the profile): tests/run/test_chain.py.
 
-Which nodes join a chain (decided at plan time, deterministic): a node with a CCall; a matrix node
-only while M * N * K <= FUSE_LIMIT[mode] (above it the default kernel is faster: the llvmlite
-fold in exact mode, BLAS in fast mode; fast mode's results in a chain are the exact ones, within
-the fast-mode bound); a chain has at least two nodes. A run of a chain holds its lock (its buffers
+Which nodes join a chain (decided at plan time from the shapes, deterministic): a node with a
+CCall, within the size rule below (above it the node's own kernel is faster: the llvmlite fold in
+exact mode, BLAS in fast mode; fast mode's results in a chain are the exact ones, within the
+fast-mode bound); a chain has at least two nodes. A run of a chain holds its lock (its buffers
 are the Session's: two threads running one Session take turns in a chain) and returns fresh
 arrays (copies of the buffers).
 """
