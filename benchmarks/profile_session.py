@@ -3,12 +3,19 @@ and 1000, in exact and fast mode, in one process: onnxruntime's whole run, the S
 run, the feed check alone, the planned program without the floating-point environment guard,
 and each node's bound kernel alone (its operands computed once, then timed); the difference
 between the run and the sum of the nodes is the per-run bookkeeping (slots, errstate, fpenv).
+For a Session whose plan is fused C chains (run/chain.py) it prints the stages of a run instead:
+the feed check, the C dispatcher call alone (sonnx_chain_run: the ctypes call and the kernels)
+and the rest (the chain's lock, copying its inputs in and its outputs out, the slot program).
 Best of 3 repeats (the machine is shared: read the load printed first).
+``--sweep``: the whole run fused and node by node (fuse=False) over batch sizes, per mode, with
+no size rule (every fusable node in a chain): where the chain stops paying, which chain.py's
+FUSE_LIMIT and ELEMENT_LIMIT are set from.
 
-    PYTHONPATH=src:tools:benchmarks python benchmarks/profile_session.py
+    PYTHONPATH=src:tools:benchmarks python benchmarks/profile_session.py [--sweep]
 """
 from __future__ import annotations
 
+import sys
 import timeit
 
 import numpy as np
@@ -48,7 +55,14 @@ def main() -> None:
                 prog = s._program
                 t_run = best(lambda: s.run(None, feeds), n)
                 t_check = best(lambda: check_feeds(dict(feeds), s.loaded.inputs), n)
-                t_prog = best(lambda: prog.run.__wrapped__(prog, checked, s._all_slots), n)
+                if prog.only_chains:
+                    t_c = sum(best(lambda c=c: c._run(c._address, c._count), n) for c in prog.chains)
+                    print(f"{name} | b{batch} | {mode}: run {t_run:.1f} us = {t_run / t_ort:.2f}x ort ({t_ort:.1f} us); "
+                          f"fused: {len(prog.chains)} chain(s) of {len(s._steps)} nodes; feed check {t_check:.1f}, "
+                          f"C call (ctypes + kernels) {t_c:.1f}, rest (lock, copies in/out, slots) "
+                          f"{t_run - t_check - t_c:.1f} us", flush=True)
+                    continue
+                t_prog = best(lambda: prog._run(checked, s._all_slots, None), n)
                 values, per = {**s.loaded.constants, **checked}, []
                 with np.errstate(all="ignore"):
                     for step in s._steps:
@@ -66,5 +80,26 @@ def main() -> None:
     print("load", open("/proc/loadavg").read().split()[:3])
 
 
+def sweep() -> None:
+    from sonnx.run import chain
+    chain.FUSE_LIMIT.update(exact=1 << 40, fast=1 << 40)
+    chain.ELEMENT_LIMIT = 1 << 40
+    print("load", open("/proc/loadavg").read().split()[:3])
+    for name in ("MLP 8-16-16-4, torchscript op17, MatMul", "ACAS Xu-shaped 5-6x50-5, Gemm"):
+        for batch in (1, 4, 16, 64, 128, 256):
+            m = model(b.CASES[name], batch)
+            x = m.graph.input[0]
+            feeds = {x.name: np.random.default_rng(0).standard_normal(
+                (batch, x.type.tensor_type.shape.dim[1].dim_value)).astype(np.float32)}
+            row = []
+            for mode in ("exact", "fast"):
+                f, u = sonnx.Session(m, mode), sonnx.Session(m, mode, fuse=False)
+                n = max(20, 4000 // batch)
+                row.append(f"{mode}: fused {best(lambda: f.run(None, feeds), n):.1f} "
+                           f"node by node {best(lambda: u.run(None, feeds), n):.1f} us")
+            print(f"{name} | b{batch} | " + " | ".join(row), flush=True)
+    print("load", open("/proc/loadavg").read().split()[:3])
+
+
 if __name__ == "__main__":
-    main()
+    sweep() if "--sweep" in sys.argv[1:] else main()

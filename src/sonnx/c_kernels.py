@@ -173,6 +173,32 @@ def _declare(lib: ctypes.CDLL) -> None:
         for e in b.entries:
             fn = getattr(lib, e.name)
             fn.argtypes, fn.restype = e.argtypes, None
+    # the fused chain's dispatcher (sonnx_kernels.h; run/chain.py)
+    lib.sonnx_chain_run.argtypes, lib.sonnx_chain_run.restype = (ctypes.c_void_p, ctypes.c_int32), ctypes.c_int32
+    lib.sonnx_chain_entry_name.argtypes, lib.sonnx_chain_entry_name.restype = (ctypes.c_int32,), ctypes.c_char_p
+    lib.sonnx_chain_step_size.argtypes, lib.sonnx_chain_step_size.restype = (), ctypes.c_int32
+
+
+class ChainStep(ctypes.Structure):
+    """One step of a fused chain, as ``sonnx_chain_step`` of sonnx_kernels.h lays it out (checked
+    against the C's sizeof when the table is read: chain_entries)."""
+    _fields_ = [*((f, ctypes.c_int32) for f in ("entry", "hasc", "ta", "tb", "m", "n", "k", "reserved")),
+                ("alpha_f32", ctypes.c_float), ("beta_f32", ctypes.c_float),
+                ("alpha_f64", ctypes.c_double), ("beta_f64", ctypes.c_double),
+                *((f, ctypes.c_void_p) for f in ("a", "b", "c", "y"))]
+
+
+def chain_entries() -> dict[str, int]:
+    """Entry-point name -> its index in the fused-chain dispatcher's table (sonnx_chain_run)."""
+    lib = library()
+    if lib.sonnx_chain_step_size() != ctypes.sizeof(ChainStep):
+        raise CKernelsUnavailable(f"sonnx C kernels: the chain step is {lib.sonnx_chain_step_size()} bytes "
+                                  f"in C, {ctypes.sizeof(ChainStep)} in c_kernels.ChainStep")
+    names, i = {}, 0
+    while (name := lib.sonnx_chain_entry_name(i)) is not None:
+        names[name.decode()] = i
+        i += 1
+    return names
 
 
 def pointer(x: np.ndarray) -> int:

@@ -188,6 +188,12 @@ def paths(plant_fault_c: bool):
         out[f"sonnx.globalaveragepool {t}"] = lambda x=gx: sonnx.globalaveragepool(x)
         m, x = model(dt)
         out[f"sonnx.run {t}"] = lambda m=m, x=x: np.stack(list(sonnx.run(m, {"X": x}).values()))
+        # a Session planned once: its nodes fused into one C chain (run/chain.py, its own
+        # environment switch in sonnx_chain_run), and node by node (the Python guard)
+        fused, unfused = sonnx.Session(m), sonnx.Session(m, fuse=False)
+        assert len(fused.chains()) == 1 and len(fused.chains()[0]["nodes"]) == len(m.graph.node)
+        out[f"sonnx.Session fused {t}"] = lambda s=fused, x=x: np.stack(s.run(None, {"X": x}))
+        out[f"sonnx.Session unfused {t}"] = lambda s=unfused, x=x: np.stack(s.run(None, {"X": x}))
         ev = ReferenceEvaluator(m, new_ops=sonnx.onnx_reference.new_ops())
         out[f"reference.new_ops {t}"] = lambda ev=ev, x=x: np.stack(ev.run(None, {"X": x}))
     return out

@@ -34,9 +34,12 @@ KERNELS = ("mul", "add", "sub", "relu", "gemm", "matmul")
 STRUCTURAL = ("squeeze", "unsqueeze", "reshape")      # numpy kernels only (no C kernel), moving data
 ARITHMETIC_NUMPY = ("div",)                             # numpy kernels only (no C kernel), computing
 PYTHON_PATHS = [f"sonnx.{k} {t}" for k in KERNELS + STRUCTURAL + ARITHMETIC_NUMPY for t in ("float32", "float64")] + \
-    [f"{p} {t}" for p in ("sonnx.gemm threaded", "sonnx.run", "reference.new_ops") for t in ("float32", "float64")] + \
+    [f"{p} {t}" for p in ("sonnx.gemm threaded", "sonnx.Session unfused", "reference.new_ops") for t in ("float32", "float64")] + \
     [f"sonnx.{k} {t}" for k in ("maxpool", "averagepool", "globalaveragepool") for t in ("float32", "float64")]
 C_PATHS = [f"C sonnx_{k}_f{w}" for k in ("mul", "add", "sub", "gemm") for w in (32, 64)]
+# a Session's fused C chain (run/chain.py: one call of sonnx_chain_run, which switches itself),
+# and sonnx.run, which runs one (the probe model's six nodes are one chain)
+CHAIN_PATHS = [f"{p} {t}" for p in ("sonnx.Session fused", "sonnx.run") for t in ("float32", "float64")]
 CK_PATHS = [f"c_kernels.{k} {t}" for k in KERNELS for t in ("float32", "float64")]
 # the sticky exception flags (MXCSR bits 0-5) change with any arithmetic, guarded or not: the
 # environment compared before/after a call is the rest (rounding, FTZ, DAZ, exception masks)
@@ -94,7 +97,7 @@ def guarded_run(plant, c_cache) -> dict:
 @pytest.mark.req("@values")
 def test_every_path_gives_the_default_environment_bits_in_every_mode(guarded_run):
     base = guarded_run["default"]
-    assert set(PYTHON_PATHS + C_PATHS + CK_PATHS) == set(base)
+    assert set(PYTHON_PATHS + C_PATHS + CK_PATHS + CHAIN_PATHS) == set(base)
     # the threaded path did run on a worker thread too (the compiled fold splits 16 x 16 when
     # told to; without llvmlite the numpy fold runs on the caller's thread only)
     workers = guarded_run["fold_workers"]
@@ -155,13 +158,14 @@ def test_planted_python_guard_that_never_switches_is_caught(plant, c_cache, guar
     # the C kernels keep their own guard: still right through c_kernels, directly, and through
     # the default kernels that run them
     assert "sonnx.mul float32" in in_c
-    assert all(run[m][p][0] == guarded_run["default"][p][0] for m in MODES for p in C_PATHS + CK_PATHS + in_c)
+    assert all(run[m][p][0] == guarded_run["default"][p][0] for m in MODES
+               for p in C_PATHS + CK_PATHS + CHAIN_PATHS + in_c)
 
 
 @needs_plant
 def test_planted_c_entry_points_that_do_not_switch_are_caught(plant, c_cache, guarded_run):
     run = _probe(plant, c_cache, "c")
-    missed = _caught(run, guarded_run["default"], C_PATHS)
+    missed = _caught(run, guarded_run["default"], C_PATHS + CHAIN_PATHS)
     assert all(v == [] for v in missed.values()), missed
 
 

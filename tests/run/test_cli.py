@@ -280,6 +280,8 @@ def test_slow_fold_notice_is_one_line_with_the_install_command(files, capsys, mo
     """Without llvmlite an exact run says so in one line naming the install command, not as a
     Python warning with a file name, line number and source line."""
     gemm_fold = _without_llvmlite(monkeypatch)
+    from sonnx.run import chain     # node by node: a fused chain runs no fold (chain.py)
+    monkeypatch.setattr(chain, "fuse", lambda loaded, steps, mode: list(steps))
     code = main(["run", MODEL, "--input", f"x={files}/x.npy"])
     out, err = capsys.readouterr()
     assert code == 0 and out
@@ -293,6 +295,8 @@ def test_planted_raw_warning_is_caught(files, capsys, monkeypatch):
     prints a source line; under pytest it records the warning): the one line is missing."""
     import sonnx.cli as cli
     gemm_fold = _without_llvmlite(monkeypatch)
+    from sonnx.run import chain     # node by node: a fused chain runs no fold (chain.py)
+    monkeypatch.setattr(chain, "fuse", lambda loaded, steps, mode: list(steps))
     monkeypatch.setattr(cli, "_notes_as_one_line", lambda show: show)
     assert main(["run", MODEL, "--input", f"x={files}/x.npy"]) == 0
     err = capsys.readouterr().err

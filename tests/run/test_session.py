@@ -49,12 +49,16 @@ ONE_NODE = list(_one_node_cases())
 @pytest.mark.parametrize("mode", ["exact", "fast"])
 @pytest.mark.parametrize("model", [m for _, m in MODELS], ids=MLP_IDS)
 def test_session_gives_the_bits_of_the_kernels_node_by_node(model, mode):
-    session = Session(model, mode)
+    # unfused: every node's own kernel; fused (the default): these small MLPs are one C chain
+    # (run/chain.py), whose Gemm/MatMul are the exact-mode entry points in both modes
+    unfused, fused = Session(model, mode, fuse=False), Session(model, mode)
+    assert [n for c in fused.chains() for n in c["nodes"]] == [n.name for n in model.graph.node]
     for feed in inputs(model):
-        old = node_by_node(model, feed, mode)
+        old, exact = node_by_node(model, feed, mode), node_by_node(model, feed, "exact")
         for _ in range(2):           # the same bits on a second run of the same session
-            for name, y in zip(session.output_names, session.run(None, feed)):
+            for name, y, z in zip(unfused.output_names, unfused.run(None, feed), fused.run(None, feed)):
                 assert_same_bits(y, old[name])
+                assert_same_bits(z, exact[name])
 
 
 @pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "GEMM-R7", "MATMUL-R5", "RELU-R3")

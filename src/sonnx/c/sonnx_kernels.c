@@ -131,3 +131,63 @@ void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, in
 void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
                     double alpha, double beta, int32_t m, int32_t n, int32_t k)
 { SONNX_IN_DEFAULT_ENV(sonnx_gemm_f64_rne(a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k)); }
+
+/* The fused chain (sonnx_kernels.h): the table of the entry points a step may name, each with
+ * the form of its call (binary element-wise, unary element-wise, Gemm), and the loop calling the
+ * proved bodies in the default environment, set once for the whole chain. The loop is a body
+ * like the others (kept out of line) so that no call moves across fesetenv. */
+#define SONNX_CHAIN_ENTRIES(X)                                              \
+  X(sonnx_mul_f32, BIN, float) X(sonnx_mul_f64, BIN, double)                \
+  X(sonnx_mul_u32, BIN, uint32_t) X(sonnx_mul_u64, BIN, uint64_t)           \
+  X(sonnx_add_f32, BIN, float) X(sonnx_add_f64, BIN, double)                \
+  X(sonnx_add_u32, BIN, uint32_t) X(sonnx_add_u64, BIN, uint64_t)           \
+  X(sonnx_sub_f32, BIN, float) X(sonnx_sub_f64, BIN, double)                \
+  X(sonnx_sub_u32, BIN, uint32_t) X(sonnx_sub_u64, BIN, uint64_t)           \
+  X(sonnx_relu_f32, UN, float) X(sonnx_relu_f64, UN, double)                \
+  X(sonnx_relu_i32, UN, int32_t) X(sonnx_relu_i64, UN, int64_t)             \
+  X(sonnx_gemm_f32, GEMM_F32, float) X(sonnx_gemm_f64, GEMM_F64, double)
+
+#define SONNX_CHAIN_INDEX(name, form, type) SONNX_CHAIN_##name,
+enum { SONNX_CHAIN_ENTRIES(SONNX_CHAIN_INDEX) SONNX_CHAIN_COUNT };
+
+#define SONNX_CALL_BIN(name, type) name##_rne((type *)s->a, (type *)s->b, (type *)s->y, s->n)
+#define SONNX_CALL_UN(name, type) name##_rne((type *)s->a, (type *)s->y, s->n)
+#define SONNX_CALL_GEMM_F32(name, type)                                                  \
+  name##_rne((type *)s->a, (type *)s->b, (type *)s->c, (type *)s->y, s->hasc, s->ta, s->tb, \
+             s->alpha_f32, s->beta_f32, s->m, s->n, s->k)
+#define SONNX_CALL_GEMM_F64(name, type)                                                  \
+  name##_rne((type *)s->a, (type *)s->b, (type *)s->c, (type *)s->y, s->hasc, s->ta, s->tb, \
+             s->alpha_f64, s->beta_f64, s->m, s->n, s->k)
+#define SONNX_CHAIN_CASE(name, form, type) \
+  case SONNX_CHAIN_##name: SONNX_CALL_##form(name, type); break;
+
+SONNX_BODY int32_t sonnx_chain_steps(const sonnx_chain_step *steps, int32_t count);
+SONNX_BODY int32_t sonnx_chain_steps(const sonnx_chain_step *steps, int32_t count)
+{
+  int32_t i;
+  for (i = 0; i < count; ++i) {
+    const sonnx_chain_step *s = &steps[i];
+    switch (s->entry) {
+      SONNX_CHAIN_ENTRIES(SONNX_CHAIN_CASE)
+      default: return i;
+    }
+  }
+  return count;
+}
+
+int32_t sonnx_chain_run(const sonnx_chain_step *steps, int32_t count)
+{
+  int32_t done = 0;
+  SONNX_IN_DEFAULT_ENV(done = sonnx_chain_steps(steps, count));
+  return done;
+}
+
+#define SONNX_CHAIN_NAME(name, form, type) #name,
+static const char *const sonnx_chain_names[SONNX_CHAIN_COUNT] = { SONNX_CHAIN_ENTRIES(SONNX_CHAIN_NAME) };
+
+const char *sonnx_chain_entry_name(int32_t entry)
+{
+  return entry >= 0 && entry < SONNX_CHAIN_COUNT ? sonnx_chain_names[entry] : 0;
+}
+
+int32_t sonnx_chain_step_size(void) { return (int32_t)sizeof(sonnx_chain_step); }

@@ -58,4 +58,23 @@ void gemm_loop(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
                float alpha, float beta, int32_t m, int32_t n, int32_t k);
 void gemm_loop1(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
                 double alpha, double beta, int32_t m, int32_t n, int32_t k);
+
+/* A fused chain (sonnx.Session, src/sonnx/run/chain.py): one call runs a planned sequence of the
+ * entry points above, each step one of them on the step's arrays and sizes. The dispatcher does
+ * no arithmetic of its own: it sets the default floating-point environment once (as each entry
+ * point does), calls the proved bodies in order and restores the caller's environment.
+ * entry: an index into the dispatcher's table (sonnx_chain_entry_name gives its entry point's
+ * name; NULL past the end). Element-wise steps: a, b (binary), y and n; Gemm steps: every field,
+ * alpha and beta in the entry's type (_f32 or _f64 field). Each step's preconditions are its
+ * entry point's. Returns the number of steps run: count, or the index of the first step whose
+ * entry is unknown (nothing after it runs). */
+typedef struct sonnx_chain_step {
+  int32_t entry, hasc, ta, tb, m, n, k, reserved;
+  float alpha_f32, beta_f32;
+  double alpha_f64, beta_f64;
+  void *a, *b, *c, *y;
+} sonnx_chain_step;
+int32_t sonnx_chain_run(const sonnx_chain_step *steps, int32_t count);
+const char *sonnx_chain_entry_name(int32_t entry);
+int32_t sonnx_chain_step_size(void);
 #endif

@@ -99,7 +99,7 @@ def add_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 _C_PROOF = "proofs/add_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
-    source="add_c.c", proof=_C_PROOF, wrapper=add_c, default=True,
+    source="add_c.c", proof=_C_PROOF, wrapper=add_c, default=True, call=elementwise.same_shape_call('add'),
     # float16/bfloat16 through the float32 entry, rounded once to T: proofs/add_half.mlw;
     # the signed and narrow integers on the unsigned kernels: proofs/int_route.mlw
     routes=(CRoute(("float16", "bfloat16"), "f32", ("proofs/add_half.mlw",), HALF_CONVERSIONS_CHECKED),

@@ -27,7 +27,7 @@ from .. import dtypes
 from ..errors import Violation, raise_if_any
 from ..semantics.tensor import TensorValue, flat_index, size
 from . import kernel, symdims
-from .registry import CRoute
+from .registry import CCall, CRoute
 from .signature import TensorSig, dense_and_typed, static_shape, tensor_shape_violations
 
 
@@ -302,6 +302,22 @@ def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
             return _apply(stem, ufunc, quiet, a, b)
         return bound
     return bind
+
+
+def same_shape_call(stem: str) -> Callable:
+    """``CBinding.call`` of a same-shape element-wise operator (binary, or unary as Relu): the
+    node as one call of the record's entry point that takes its element type as it is (the one
+    the default kernel runs, c_kernels.default_entry), on its operands in order; None for
+    another type (a route or numpy)."""
+    def call(shapes, dtype, keywords) -> CCall | None:
+        from .. import c_kernels
+        from .registry import by_stem
+        binding = by_stem(stem).c_binding
+        entry = next((e for e in binding.entries if c_kernels.SUFFIX_TYPES.get(e.suffix) == dtype), None)
+        if entry is None or not binding.default:
+            return None
+        return CCall(entry.name, tuple(range(len(shapes))), n=size(shapes[0]))
+    return call
 
 
 INT_ROUTE_PROOF = "proofs/int_route.mlw"

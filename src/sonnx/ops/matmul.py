@@ -231,7 +231,12 @@ def matmul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray
 
 
 # no C source of its own: it runs Gemm's entry points
-C_BINDING = CBinding(source=None, proof=None, entries=(), wrapper=matmul_c,
+def c_call(shapes, dtype, keywords):
+    """``CBinding.call``: Gemm's, with the arguments that make Gemm compute MatMul."""
+    return gemm.c_call(shapes, dtype, gemm_arguments())
+
+
+C_BINDING = CBinding(source=None, proof=None, entries=(), wrapper=matmul_c, call=c_call,
                      via=("gemm", "proofs/matmul.mlw", ("MATMUL-R5",)))
 
 # ---------------------------------------------------------------- conform: rank-1 operands

@@ -102,7 +102,7 @@ def mul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 _C_PROOF = "proofs/mul_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
-    source="mul_c.c", proof=_C_PROOF, wrapper=mul_c, default=True,
+    source="mul_c.c", proof=_C_PROOF, wrapper=mul_c, default=True, call=elementwise.same_shape_call('mul'),
     # float16/bfloat16 through the float32 entry, rounded once to T: proofs/mul_half.mlw;
     # the signed and narrow integers on the unsigned kernels: proofs/int_route.mlw
     routes=(CRoute(("float16", "bfloat16"), "f32", ("proofs/mul_half.mlw",), HALF_CONVERSIONS_CHECKED),

@@ -87,6 +87,23 @@ class CRoute:
 
 
 @dataclass(frozen=True)
+class CCall:
+    """A node as one call of a C entry point, for a fused chain (sonnx/run/chain.py): the entry,
+    which of the node's operands (positions) go to its array arguments a, b, c in that order, and
+    its sizes and scalars (element-wise: n elements; Gemm: m, n, k, hasc, ta, tb, alpha, beta)."""
+    entry: str                      # the C entry point, e.g. "sonnx_add_f32"
+    operands: tuple[int, ...]       # node operand positions passed as a, b, c
+    n: int
+    m: int = 0
+    k: int = 0
+    hasc: int = 0
+    ta: int = 0
+    tb: int = 0
+    alpha: float = 1.0
+    beta: float = 1.0
+
+
+@dataclass(frozen=True)
 class CBinding:
     """An operator's C kernels: the extracted source, its proof, the entry points and the Python
     function that checks the operands as the Python kernel does and calls them."""
@@ -108,6 +125,10 @@ class CBinding:
     # the element types the wrapper runs through another type's entry points (CRoute); only
     # these, besides the entries' own types, are covered by the proved engine
     routes: tuple[CRoute, ...] = ()
+    # a node as one call of an entry point taking its element type as it is, for a fused chain:
+    # (operand shapes, element type, the kernel's keywords) -> CCall, or None when no entry
+    # point computes the node as its kernel does (the chain is cut there)
+    call: Callable | None = None
 
     def entry(self, suffix: str) -> CEntry | None:
         """The entry point of this element-type suffix (a route's ``through``), if any."""

@@ -20,7 +20,7 @@ from ..errors import Violation, raise_if_any
 from ..semantics import floats
 from ..semantics.tensor import TensorValue, flat_index, size
 from ..semantics.values import int_range
-from . import kernel
+from . import elementwise, kernel
 from .openvino_ir import IRLayer, as_is, unary_shape
 from .registry import HALF_CONVERSIONS_CHECKED, CBinding, CEntry, CRoute, Operator, first_shape
 from .signature import TensorSig, dense_and_typed, tensor_shape_violations
@@ -245,7 +245,7 @@ def relu_c(x: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 _C_PROOF = "proofs/relu_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, out, n
 C_BINDING = CBinding(
-    source="relu_c.c", proof=_C_PROOF, wrapper=relu_c, default=True,
+    source="relu_c.c", proof=_C_PROOF, wrapper=relu_c, default=True, call=elementwise.same_shape_call("relu"),
     # float16/bfloat16 through the float32 entry, rounded once to T: proofs/relu_half.mlw;
     # int8/int16 widened to int32 (the same integer) and the result read back (in range):
     # module ReluRoute of proofs/int_route.mlw

@@ -111,7 +111,7 @@ def sub_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray:
 _C_PROOF = "proofs/sub_c.mlw"
 _C_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)    # x, y, out, n
 C_BINDING = CBinding(
-    source="sub_c.c", proof=_C_PROOF, wrapper=sub_c, default=True,
+    source="sub_c.c", proof=_C_PROOF, wrapper=sub_c, default=True, call=elementwise.same_shape_call('sub'),
     # float16/bfloat16 through the float32 entry, rounded once to T: proofs/sub_half.mlw;
     # the signed and narrow integers on the unsigned kernels: proofs/int_route.mlw
     routes=(CRoute(("float16", "bfloat16"), "f32", ("proofs/sub_half.mlw",), HALF_CONVERSIONS_CHECKED),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from operator import itemgetter
 from typing import Callable
@@ -169,6 +169,11 @@ class Step:
     # value is kept), so that a run holds only the live ones and its memory stays in cache
     last_uses: tuple[str, ...] = ()
     proof: object = None         # under the proved engine: its proved.Coverage (entry, proofs)
+    # the node as one call of a proved C entry point (registry.CCall, from its record's
+    # CBinding.call), which a fused chain may run (run/chain.py); None: none computes it
+    call: object = None
+    shapes: tuple = ()           # the operands' shapes
+    result: tuple = ()           # the result's (shape, element type)
 
 
 def _result_signature(op_type: str, args: list[np.ndarray], kwargs: dict) -> tuple[tuple[int, ...], np.dtype]:
@@ -234,7 +239,12 @@ def plan(loaded: Loaded, mode: str, engine: str = "default") -> list[Step]:
             except proved.NotProved as exc:
                 refused.append(f"node {i} {node.name!r} ({node.op_type}): {exc}")
         like[node.output[0]] = _placeholder(shape, dtype)
-        steps.append(Step(node, kernel, inputs, node.output[0], proof=cov))
+        binding = op.c_binding
+        call = None
+        if binding is not None and binding.call is not None:
+            call = binding.call([a.shape for a in args], args[0].dtype, kwargs)
+        steps.append(Step(node, kernel, inputs, node.output[0], proof=cov, call=call,
+                          shapes=tuple(a.shape for a in args), result=(shape, dtype)))
     if refused:
         raise RunError("the proved engine runs only kernels extracted from proofs, and none covers "
                        + ("these nodes" if len(refused) > 1 else "this node") + ":\n  "
@@ -252,7 +262,7 @@ def _with_last_uses(steps: list[Step], outputs: set[str]) -> list[Step]:
     for step in reversed(steps):
         last = tuple(sorted({n for n in step.inputs if n in computed and n not in seen}))
         seen.update(step.inputs)
-        planned.append(Step(step.node, step.kernel, step.inputs, step.output, last, step.proof))
+        planned.append(replace(step, last_uses=last))
     return planned[::-1]
 
 
@@ -293,9 +303,13 @@ class Program:
     """The planned steps compiled for repeated runs (Session.run): every value gets a slot of a
     list, the constants are placed once, each step reads its operands by slot and frees the
     slots of values it reads last. The same kernels, in the same order, on the same operands as
-    ``execute``; only the bookkeeping between them is done at planning time."""
+    ``execute``; only the bookkeeping between them is done at planning time. With ``fuse`` (the
+    mode), runs of consecutive nodes that are each one proved C entry point become one fused
+    call (run/chain.py: the same bits, one foreign call)."""
 
-    def __init__(self, loaded: Loaded, steps: list[Step]):
+    def __init__(self, loaded: Loaded, steps: list[Step], fuse: str | None = None):
+        from . import chain
+        units = chain.fuse(loaded, steps, fuse) if fuse is not None else list(steps)
         slots: dict[str, int] = {}
 
         def slot(name: str) -> int:
@@ -303,35 +317,82 @@ class Program:
         template_items = [(slot(name), value) for name, value in loaded.constants.items()]
         self.feed_slots = {name: slot(name) for name in loaded.inputs}
         program = []
-        for step in steps:
-            ins = tuple(slot(name) for name in step.inputs)
-            program.append((step.kernel, ins[0] if len(ins) == 1 else itemgetter(*ins), len(ins) == 1,
-                            slot(step.output), tuple(slots[name] for name in step.last_uses)))
+        for unit in units:
+            fused = isinstance(unit, chain.Chain)
+            ins = tuple(slot(name) for name in unit.inputs)
+            get = ins[0] if len(ins) == 1 else (itemgetter(*ins) if ins else (lambda values: ()))
+            out = tuple(slot(n) for n in unit.outputs) if fused else slot(unit.output)
+            program.append((unit if fused else unit.kernel, get, len(ins) == 1, out, fused,
+                            tuple(slots[name] for name in unit.last_uses)))
         self.template = [None] * len(slots)
         for k, value in template_items:
             self.template[k] = value
         self.program = tuple(program)
         self.steps = steps
+        self.units = units
+        self.chains = [u for u in units if isinstance(u, chain.Chain)]
+        # every node in C chains: no numpy kernel runs, and each chain sets the floating-point
+        # environment itself (so no guard nor errstate around the run)
+        self.only_chains = bool(units) and len(self.chains) == len(units)
         self.output_slots = {o.name: slots[o.name] for o in loaded.model.graph.output}
+        # the whole graph one chain reading only graph inputs and giving every graph output: run
+        # it directly (about 2 us of slot bookkeeping less at batch 1)
+        self._direct = None
+        if len(units) == 1 and self.only_chains and set(units[0].inputs) <= set(self.feed_slots) \
+                and set(self.output_slots) <= set(units[0].outputs):
+            whole = units[0]
+            self._direct = (whole, [(n, self.template[self.feed_slots[n]]) for n in whole.inputs],
+                            {slots[n]: k for k, n in enumerate(whole.outputs)})
+
+    def run(self, feeds: dict[str, np.ndarray], output_slots: list[int],
+            progress: Progress | None = None) -> list[np.ndarray]:
+        """The values of ``output_slots`` for ``feeds`` (checked by the caller); ``progress`` is
+        called before each node (a chain's nodes all before its one call)."""
+        if progress is None and self._direct is not None:
+            whole, reads, position = self._direct
+            # a graph input not fed takes its initializer (its default), as in the slot program
+            results = whole(*[feeds.get(name, default) for name, default in reads])
+            return [results[position[k]] for k in output_slots]
+        if self.only_chains and progress is None:
+            return self._run(feeds, output_slots, None)
+        return self._guarded(feeds, output_slots, progress)
 
     @fpenv.guarded     # once per run, as execute
-    def run(self, feeds: dict[str, np.ndarray], output_slots: list[int]) -> list[np.ndarray]:
-        """The values of ``output_slots`` for ``feeds`` (checked by the caller)."""
+    def _guarded(self, feeds: dict[str, np.ndarray], output_slots: list[int], progress) -> list[np.ndarray]:
+        with np.errstate(all="ignore"):     # as execute
+            return self._run(feeds, output_slots, progress)
+
+    def _run(self, feeds: dict[str, np.ndarray], output_slots: list[int], progress) -> list[np.ndarray]:
         values = self.template.copy()
         feed_slots = self.feed_slots
         for name, value in feeds.items():
             values[feed_slots[name]] = value
         i = 0
-        with np.errstate(all="ignore"):     # as execute
-            try:
-                for kernel, get, single, out, free in self.program:
-                    values[out] = kernel(values[get]) if single else kernel(*get(values))
-                    for k in free:
-                        values[k] = None
-                    i += 1
-            except Exception as exc:   # a conformant model's node never fails: say which one did
-                node = self.steps[i].node
-                raise RunError(f"node {i} {node.name!r} ({node.op_type}) failed: {type(exc).__name__}: {exc}") from exc
+        t0 = time.perf_counter()
+        try:
+            for kernel, get, single, out, fused, free in self.program:
+                if progress is not None:       # a chain's nodes all start with its one call
+                    for step in (self.units[i].steps if fused else (self.units[i],)):
+                        progress(self.steps.index(step), len(self.steps), step.node, time.perf_counter() - t0)
+                result = kernel(values[get]) if single else kernel(*get(values))
+                if fused:
+                    for k, v in zip(out, result):
+                        values[k] = v
+                else:
+                    values[out] = result
+                for k in free:
+                    values[k] = None
+                i += 1
+        except RunError:
+            raise
+        except Exception as exc:   # a conformant model's node never fails: say which one did
+            unit = self.units[i]
+            if isinstance(unit, Step):
+                node = unit.node
+                where = f"node {self.steps.index(unit)} {node.name!r} ({node.op_type})"
+            else:
+                where = "the fused nodes " + ", ".join(f"{s.node.name!r} ({s.node.op_type})" for s in unit.steps)
+            raise RunError(f"{where} failed: {type(exc).__name__}: {exc}") from exc
         return [values[k] for k in output_slots]
 
 

@@ -23,7 +23,7 @@ class Session:
     ("default", or "proved": every node on a C kernel extracted from its proof, exact mode only;
     RunError names the nodes no proved kernel covers)."""
 
-    def __init__(self, model_or_path, mode: str = "exact", engine: str = "default"):
+    def __init__(self, model_or_path, mode: str = "exact", engine: str = "default", fuse: bool = True):
         if mode not in executor.MODES:
             raise ValueError(f"sonnx.Session: unknown mode {mode!r}; use 'exact' or 'fast'")
         if engine not in executor.ENGINES:
@@ -34,7 +34,9 @@ class Session:
         self.loaded = executor.load(model_or_path)
         self._steps = executor.plan(self.loaded, mode, engine)
         self.output_names = [o.name for o in self.loaded.model.graph.output]
-        self._program = executor.Program(self.loaded, self._steps)
+        # fuse: runs of nodes that are each one proved C entry point run as one C call
+        # (run/chain.py); fuse=False runs every node's kernel one by one (the same bits)
+        self._program = executor.Program(self.loaded, self._steps, mode if fuse else None)
         self._all_slots = [self._program.output_slots[n] for n in self.output_names]
 
     def proofs(self) -> list[dict]:
@@ -42,6 +44,12 @@ class Session:
         proofs it is extracted from, its WhyML module and requirement IDs; [] otherwise."""
         return [{"node": s.node.name, "op_type": s.node.op_type, **s.proof.describe()}
                 for s in self._steps if s.proof is not None]
+
+    def chains(self) -> list[dict]:
+        """The fused chains of the plan (run/chain.py), each one C call: its nodes (graph order),
+        the entry point each runs, the values it reads from outside and those it gives back;
+        [] when every node runs its own kernel."""
+        return [c.describe() for c in self._program.chains]
 
     @property
     def inputs(self) -> dict[str, executor.InputSpec]:
@@ -65,5 +73,10 @@ class Session:
     def evaluate(self, feeds: dict[str, np.ndarray], progress: executor.Progress | None = None,
                  keep_all: bool = False) -> dict[str, np.ndarray]:
         """name -> array of the graph's outputs (every value with ``keep_all``) for feeds already
-        checked (io.check_feeds or io.read_inputs); ``progress`` is called before each node."""
-        return executor.execute(self.loaded, self._steps, feeds, progress, keep_all)
+        checked (io.check_feeds or io.read_inputs); ``progress`` is called before each node (a
+        fused chain's nodes all before its one call). Without ``keep_all`` the planned program runs, fused
+        chains included (the results of ``run``); with it, every node's own kernel (a chain
+        gives back only the values read after it)."""
+        if keep_all:
+            return executor.execute(self.loaded, self._steps, feeds, progress, keep_all)
+        return dict(zip(self.output_names, self._program.run(feeds, self._all_slots, progress)))

@@ -23,7 +23,7 @@ from ...semantics import floats, intloops
 from ...semantics.values import same_value
 from .. import kernel, symdims
 from . import fold
-from ..registry import HALF_CONVERSIONS_CHECKED, CBinding, CEntry, ConformRule, CRoute, Operator
+from ..registry import HALF_CONVERSIONS_CHECKED, CBinding, CCall, CEntry, ConformRule, CRoute, Operator
 from ..signature import TensorSig, dense_and_typed, tensor_shape_violations
 from ...semantics.tensor import TensorValue, size
 
@@ -707,13 +707,31 @@ def _c_args(real) -> tuple:
     return (vp, vp, vp, vp, ctypes.c_int, ctypes.c_int, ctypes.c_int, real, real, i32, i32, i32)
 
 
+# req: GEMM-R7
+def c_call(shapes, dtype, keywords) -> CCall | None:
+    """``CBinding.call``: a float Gemm node as one call of the entry point taking its element type
+    as it is (float32: sonnx_gemm_f32, float64: sonnx_gemm_f64, whose accumulation type is T
+    itself), on A, B (and C) as stored, with the node's transposes, alpha and beta: the entry
+    computes alpha * s + beta * C with every operation rounded in T (GEMM-R7 exact mode), the
+    bits of sonnx.gemm's exact kernel; None for another type (no entry takes it as it is)."""
+    from ... import c_kernels
+    entry = next((e for e in C_BINDING.entries if c_kernels.SUFFIX_TYPES.get(e.suffix) == dtype), None)
+    if entry is None:
+        return None
+    ta, tb = bool(keywords.get("trans_a", False)), bool(keywords.get("trans_b", False))
+    m, n = result_shape(shapes, keywords)
+    k = shapes[0][0] if ta else shapes[0][1]
+    return CCall(entry.name, tuple(range(len(shapes))), n=n, m=m, k=k, hasc=int(len(shapes) > 2), ta=int(ta),
+                 tb=int(tb), alpha=float(keywords.get("alpha", 1.0)), beta=float(keywords.get("beta", 1.0)))
+
+
 _C_PROOF = "proofs/gemm_c.mlw"
 _C_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")
 # the entry points, and the clones of proofs/gemm_c_loop.mlw's [gemm_loop] they call (Why3
 # names the second clone gemm_loop1), each with the proof file and module holding the clone
 # and the WhyML function cloned (GemmCLoop's, proved there)
 C_BINDING = CBinding(
-    source="gemm_c.c", proof=_C_PROOF, wrapper=gemm_c,
+    source="gemm_c.c", proof=_C_PROOF, wrapper=gemm_c, call=c_call,
     # float16/bfloat16 through the float32 entry: A, B, C widened, the float32 exact mode, one
     # final rounding to T (proofs/gemm.mlw's GemmHalf proves that loop is narrow(float32 entry));
     # the two conversions that run are checked, not proved
