@@ -161,6 +161,20 @@ void gemm_elem_steps(float * a, float * b, float * y, int32_t n, int32_t k,
   return;
 }
 
+void gemm_set_row(float * y, int32_t n, int32_t i, int32_t j0, float v0,
+                  float v1, float v2, float v3, float v4, float v5, float v6,
+                  float v7) {
+  gemm_set_cell(y, n, i, j0, v0);
+  gemm_set_cell(y, n, i, j0 + 1, v1);
+  gemm_set_cell(y, n, i, j0 + 2, v2);
+  gemm_set_cell(y, n, i, j0 + 3, v3);
+  gemm_set_cell(y, n, i, j0 + 4, v4);
+  gemm_set_cell(y, n, i, j0 + 5, v5);
+  gemm_set_cell(y, n, i, j0 + 6, v6);
+  gemm_set_cell(y, n, i, j0 + 7, v7);
+  return;
+}
+
 void gemm_tile_rows(float * a, float * b, float * y, int32_t n, int32_t k,
                     int32_t i0, int32_t j0, int32_t k0, int32_t k1) {
   float s0_0, s0_1, s0_2, s0_3, s0_4, s0_5, s0_6, s0_7, s1_0, s1_1, s1_2,
@@ -252,38 +266,13 @@ void gemm_tile_rows(float * a, float * b, float * y, int32_t n, int32_t k,
       }
     }
   }
-  gemm_set_cell(y, n, i0, j0, s0_0);
-  gemm_set_cell(y, n, i0, j0 + 1, s0_1);
-  gemm_set_cell(y, n, i0, j0 + 2, s0_2);
-  gemm_set_cell(y, n, i0, j0 + 3, s0_3);
-  gemm_set_cell(y, n, i0, j0 + 4, s0_4);
-  gemm_set_cell(y, n, i0, j0 + 5, s0_5);
-  gemm_set_cell(y, n, i0, j0 + 6, s0_6);
-  gemm_set_cell(y, n, i0, j0 + 7, s0_7);
-  gemm_set_cell(y, n, i0 + 1, j0, s1_0);
-  gemm_set_cell(y, n, i0 + 1, j0 + 1, s1_1);
-  gemm_set_cell(y, n, i0 + 1, j0 + 2, s1_2);
-  gemm_set_cell(y, n, i0 + 1, j0 + 3, s1_3);
-  gemm_set_cell(y, n, i0 + 1, j0 + 4, s1_4);
-  gemm_set_cell(y, n, i0 + 1, j0 + 5, s1_5);
-  gemm_set_cell(y, n, i0 + 1, j0 + 6, s1_6);
-  gemm_set_cell(y, n, i0 + 1, j0 + 7, s1_7);
-  gemm_set_cell(y, n, i0 + 2, j0, s2_0);
-  gemm_set_cell(y, n, i0 + 2, j0 + 1, s2_1);
-  gemm_set_cell(y, n, i0 + 2, j0 + 2, s2_2);
-  gemm_set_cell(y, n, i0 + 2, j0 + 3, s2_3);
-  gemm_set_cell(y, n, i0 + 2, j0 + 4, s2_4);
-  gemm_set_cell(y, n, i0 + 2, j0 + 5, s2_5);
-  gemm_set_cell(y, n, i0 + 2, j0 + 6, s2_6);
-  gemm_set_cell(y, n, i0 + 2, j0 + 7, s2_7);
-  gemm_set_cell(y, n, i0 + 3, j0, s3_0);
-  gemm_set_cell(y, n, i0 + 3, j0 + 1, s3_1);
-  gemm_set_cell(y, n, i0 + 3, j0 + 2, s3_2);
-  gemm_set_cell(y, n, i0 + 3, j0 + 3, s3_3);
-  gemm_set_cell(y, n, i0 + 3, j0 + 4, s3_4);
-  gemm_set_cell(y, n, i0 + 3, j0 + 5, s3_5);
-  gemm_set_cell(y, n, i0 + 3, j0 + 6, s3_6);
-  gemm_set_cell(y, n, i0 + 3, j0 + 7, s3_7);
+  gemm_set_row(y, n, i0, j0, s0_0, s0_1, s0_2, s0_3, s0_4, s0_5, s0_6, s0_7);
+  gemm_set_row(y, n, i0 + 1, j0, s1_0, s1_1, s1_2, s1_3, s1_4, s1_5, s1_6,
+  s1_7);
+  gemm_set_row(y, n, i0 + 2, j0, s2_0, s2_1, s2_2, s2_3, s2_4, s2_5, s2_6,
+  s2_7);
+  gemm_set_row(y, n, i0 + 3, j0, s3_0, s3_1, s3_2, s3_3, s3_4, s3_5, s3_6,
+  s3_7);
   return;
 }
 
@@ -325,14 +314,7 @@ void gemm_tile_row(float * a, float * b, float * y, int32_t n, int32_t k,
       }
     }
   }
-  gemm_set_cell(y, n, i0, j0, s0_0);
-  gemm_set_cell(y, n, i0, j0 + 1, s0_1);
-  gemm_set_cell(y, n, i0, j0 + 2, s0_2);
-  gemm_set_cell(y, n, i0, j0 + 3, s0_3);
-  gemm_set_cell(y, n, i0, j0 + 4, s0_4);
-  gemm_set_cell(y, n, i0, j0 + 5, s0_5);
-  gemm_set_cell(y, n, i0, j0 + 6, s0_6);
-  gemm_set_cell(y, n, i0, j0 + 7, s0_7);
+  gemm_set_row(y, n, i0, j0, s0_0, s0_1, s0_2, s0_3, s0_4, s0_5, s0_6, s0_7);
   return;
 }
 
@@ -570,6 +552,15 @@ void gemm_elem_steps1(double * a, double * b, double * y, int32_t n,
   return;
 }
 
+void gemm_set_row1(double * y, int32_t n, int32_t i, int32_t j0, double v0,
+                   double v1, double v2, double v3) {
+  gemm_set_cell1(y, n, i, j0, v0);
+  gemm_set_cell1(y, n, i, j0 + 1, v1);
+  gemm_set_cell1(y, n, i, j0 + 2, v2);
+  gemm_set_cell1(y, n, i, j0 + 3, v3);
+  return;
+}
+
 void gemm_tile_rows1(double * a, double * b, double * y, int32_t n,
                      int32_t k, int32_t i0, int32_t j0, int32_t k0,
                      int32_t k1) {
@@ -625,22 +616,10 @@ void gemm_tile_rows1(double * a, double * b, double * y, int32_t n,
       }
     }
   }
-  gemm_set_cell1(y, n, i0, j0, s0_0);
-  gemm_set_cell1(y, n, i0, j0 + 1, s0_1);
-  gemm_set_cell1(y, n, i0, j0 + 2, s0_2);
-  gemm_set_cell1(y, n, i0, j0 + 3, s0_3);
-  gemm_set_cell1(y, n, i0 + 1, j0, s1_0);
-  gemm_set_cell1(y, n, i0 + 1, j0 + 1, s1_1);
-  gemm_set_cell1(y, n, i0 + 1, j0 + 2, s1_2);
-  gemm_set_cell1(y, n, i0 + 1, j0 + 3, s1_3);
-  gemm_set_cell1(y, n, i0 + 2, j0, s2_0);
-  gemm_set_cell1(y, n, i0 + 2, j0 + 1, s2_1);
-  gemm_set_cell1(y, n, i0 + 2, j0 + 2, s2_2);
-  gemm_set_cell1(y, n, i0 + 2, j0 + 3, s2_3);
-  gemm_set_cell1(y, n, i0 + 3, j0, s3_0);
-  gemm_set_cell1(y, n, i0 + 3, j0 + 1, s3_1);
-  gemm_set_cell1(y, n, i0 + 3, j0 + 2, s3_2);
-  gemm_set_cell1(y, n, i0 + 3, j0 + 3, s3_3);
+  gemm_set_row1(y, n, i0, j0, s0_0, s0_1, s0_2, s0_3);
+  gemm_set_row1(y, n, i0 + 1, j0, s1_0, s1_1, s1_2, s1_3);
+  gemm_set_row1(y, n, i0 + 2, j0, s2_0, s2_1, s2_2, s2_3);
+  gemm_set_row1(y, n, i0 + 3, j0, s3_0, s3_1, s3_2, s3_3);
   return;
 }
 
@@ -670,10 +649,7 @@ void gemm_tile_row1(double * a, double * b, double * y, int32_t n, int32_t k,
       }
     }
   }
-  gemm_set_cell1(y, n, i0, j0, s0_0);
-  gemm_set_cell1(y, n, i0, j0 + 1, s0_1);
-  gemm_set_cell1(y, n, i0, j0 + 2, s0_2);
-  gemm_set_cell1(y, n, i0, j0 + 3, s0_3);
+  gemm_set_row1(y, n, i0, j0, s0_0, s0_1, s0_2, s0_3);
   return;
 }
 

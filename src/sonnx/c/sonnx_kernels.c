@@ -110,6 +110,8 @@ SONNX_BODY void sonnx_gemm_f64_rne(double *a, double *b, double *c, double *y, i
 #define gemm_loop gemm_loop_avx2
 #define gemm_loop1 gemm_loop1_avx2
 #define gemm_set_cell gemm_set_cell_avx2
+#define gemm_set_row gemm_set_row_avx2
+#define gemm_set_row1 gemm_set_row1_avx2
 #define gemm_set_cell1 gemm_set_cell1_avx2
 #define gemm_get_cell gemm_get_cell_avx2
 #define gemm_get_cell1 gemm_get_cell1_avx2
@@ -132,20 +134,24 @@ static void gemm_set_cell(float *y, int32_t n, int32_t i, int32_t j, float v);
 static float gemm_get_cell(float *y, int32_t n, int32_t i, int32_t j);
 static void gemm_set_cell1(double *y, int32_t n, int32_t i, int32_t j, double v);
 static double gemm_get_cell1(double *y, int32_t n, int32_t i, int32_t j);
+static void gemm_set_row(float *y, int32_t n, int32_t i, int32_t j0, float v0, float v1, float v2,
+                         float v3, float v4, float v5, float v6, float v7);
+static void gemm_set_row1(double *y, int32_t n, int32_t i, int32_t j0, double v0, double v1,
+                          double v2, double v3);
 static void gemm_elem_steps(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i,
                             int32_t j, int32_t k0, int32_t k1);
 static void gemm_tile_rows(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i0,
-                           int32_t j0, int32_t k0, int32_t k1);
+                           int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
 static void gemm_tile_row(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i0,
-                          int32_t j0, int32_t k0, int32_t k1);
+                          int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
 static void gemm_tiled(float *a, float *b, float *c, float *y, int hasc, float alpha, float beta,
                        int32_t m, int32_t n, int32_t k);
 static void gemm_elem_steps1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i,
                              int32_t j, int32_t k0, int32_t k1);
 static void gemm_tile_rows1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i0,
-                            int32_t j0, int32_t k0, int32_t k1);
+                            int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
 static void gemm_tile_row1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i0,
-                           int32_t j0, int32_t k0, int32_t k1);
+                           int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
 static void gemm_tiled1(double *a, double *b, double *c, double *y, int hasc, double alpha,
                         double beta, int32_t m, int32_t n, int32_t k);
 SONNX_BODY void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
@@ -156,6 +162,8 @@ SONNX_BODY void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int h
 #undef gemm_loop
 #undef gemm_loop1
 #undef gemm_set_cell
+#undef gemm_set_row
+#undef gemm_set_row1
 #undef gemm_set_cell1
 #undef gemm_get_cell
 #undef gemm_get_cell1

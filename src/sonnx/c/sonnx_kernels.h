@@ -18,6 +18,13 @@
 #ifndef SONNX_KERNELS_H
 #define SONNX_KERNELS_H
 #include <stdint.h>
+/* the tiles inline the element reads and the row stores they call, so that the compiler sees
+ * one tile's accumulators, loads and stores together (and keeps them in vector registers) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SONNX_FLATTEN __attribute__((flatten))
+#else
+#define SONNX_FLATTEN
+#endif
 
 /* c[p] = a[p] * b[p], rounded to nearest even (mul.mlw, MulFloat32/MulFloat64) */
 void sonnx_mul_f32(float *a, float *b, float *c, int32_t n);
@@ -69,22 +76,26 @@ void gemm_loop1(double *a, double *b, double *c, double *y, int hasc, int ta, in
  * one-element steps and its reads and writes of one element. */
 void gemm_set_cell(float *y, int32_t n, int32_t i, int32_t j, float v);
 float gemm_get_cell(float *y, int32_t n, int32_t i, int32_t j);
+void gemm_set_row(float *y, int32_t n, int32_t i, int32_t j0, float v0, float v1, float v2, float v3,
+                  float v4, float v5, float v6, float v7);
 void gemm_elem_steps(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i,
                      int32_t j, int32_t k0, int32_t k1);
 void gemm_tile_rows(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i0,
-                    int32_t j0, int32_t k0, int32_t k1);
+                    int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
 void gemm_tile_row(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i0,
-                   int32_t j0, int32_t k0, int32_t k1);
+                   int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
 void gemm_tiled(float *a, float *b, float *c, float *y, int hasc, float alpha, float beta,
                 int32_t m, int32_t n, int32_t k);
 void gemm_set_cell1(double *y, int32_t n, int32_t i, int32_t j, double v);
 double gemm_get_cell1(double *y, int32_t n, int32_t i, int32_t j);
+void gemm_set_row1(double *y, int32_t n, int32_t i, int32_t j0, double v0, double v1, double v2,
+                   double v3);
 void gemm_elem_steps1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i,
                       int32_t j, int32_t k0, int32_t k1);
 void gemm_tile_rows1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i0,
-                     int32_t j0, int32_t k0, int32_t k1);
+                     int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
 void gemm_tile_row1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i0,
-                    int32_t j0, int32_t k0, int32_t k1);
+                    int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
 void gemm_tiled1(double *a, double *b, double *c, double *y, int hasc, double alpha, double beta,
                  int32_t m, int32_t n, int32_t k);
 #endif

@@ -725,7 +725,7 @@ C_BINDING = CBinding(
               "gemm_loop1": (_C_PROOF, "GemmCFloat64", "gemm_loop"),
               **{f"gemm_{fn}{sfx}": (_C_PROOF, mod, f"gemm_{fn}")
                  for sfx, mod in (("", "GemmCFloat32"), ("1", "GemmCFloat64"))
-                 for fn in ("set_cell", "get_cell", "elem_steps", "tile_rows", "tile_row", "tiled")}})
+                 for fn in ("set_cell", "get_cell", "set_row", "elem_steps", "tile_rows", "tile_row", "tiled")}})
 
 OPERATOR = Operator(
     name=OP, prefix="GEMM", kind="matrix", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
