@@ -90,6 +90,7 @@ def test_transposed_operands_in_both_copies(dt, ta, tb):
         lib.sonnx_gemm_avx2_mode(1)
 
 
+@pytest.mark.req("GEMM-R7")
 def test_the_avx2_copy_runs_where_the_cpu_has_it():
     lib = _lib()
     cpu = Path("/proc/cpuinfo")
