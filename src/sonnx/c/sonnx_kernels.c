@@ -100,7 +100,7 @@ SONNX_BODY void sonnx_gemm_f64_rne(double *a, double *b, double *c, double *y, i
  * twice the lanes of SSE2, for the register tiles of gemm_c_tile.mlw. AVX2 does not enable FMA
  * (a separate target feature, not named here) and -ffp-contract=off holds for these functions
  * too, so each element is still its own IEEE multiply and add: the same bits as the SSE2 copy
- * (tests/c/test_gemm_c_avx2.py runs both on this machine; tools/extract-c reads every copy's
+ * (tests/c/test_gemm_c_tile.py runs both on this machine; tools/extract-c reads every copy's
  * instructions for fused ones). The entry points run this copy when the CPU (and the OS, which
  * must save the 256-bit registers) supports AVX2 and sonnx_gemm_avx2_mode has not turned it off. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
