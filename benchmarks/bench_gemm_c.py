@@ -1,12 +1,13 @@
-"""Benchmark: Gemm exact mode, the proved C kernel (sonnx.c_kernels.gemm, the blocked loop of
-proofs/gemm_c_loop.mlw) against sonnx.gemm's exact mode (the llvmlite-compiled fold,
+"""Benchmark: Gemm exact mode, the proved C kernel (sonnx.c_kernels.gemm, the register-tiled loop
+of proofs/gemm_c_tile.mlw) against sonnx.gemm's exact mode (the llvmlite-compiled fold,
 sonnx/ops/gemm/fold.py), in the same process on the same inputs.
 
 Not a test: it prints ratios C / fold (median and range over interleaved rounds, timing.py) and
 writes build/bench/gemm_c.json and gemm_c.md. float32 and float64; square M = K = N = 64, 256,
 512, 1024 and an MLP layer (batch 1000 and batch 1, 784 -> 1024); no C, alpha = beta = 1. Each shape's two
 results are compared bit for bit first (a difference stops the run). The C kernel splits the
-output rows across one thread per core (large products), SSE2 (as CFLAGS build it), no FMA; the fold uses the widest vectors of this CPU and
+output rows across one thread per core (large products); it runs its AVX2 copy where the CPU has
+AVX2 (SONNX_C_AVX2=0 in the environment: the SSE2 copy), no FMA in either; the fold uses the widest vectors of this CPU and
 all cores for large products. The load average before and after is printed: on a loaded
 machine both sides slow down, the ratio less so.
 """

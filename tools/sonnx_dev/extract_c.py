@@ -8,7 +8,9 @@
    build/c/libsonnx_kernels.so;
 3. ``objdump -d`` of that library: any fused multiply-add instruction fails;
 4. on x86-64, every entry point whose record names a packed instruction (``CEntry.packed``)
-   has it in its compiled body: a loop that is no longer vectorised fails.
+   has it in its compiled body: a loop that is no longer vectorised fails; and every body
+   compiled a second time for AVX2 (``*_avx2``, sonnx_kernels.c) uses 256-bit registers
+   (step 3 has read it for fused instructions with the rest).
 Exit 0 only when all of that holds; one line per step.
 """
 from __future__ import annotations
@@ -74,6 +76,26 @@ def scalar_loops(lib: Path) -> list[str]:
     return missing
 
 
+def avx2_copies(lib: Path) -> tuple[list[str], list[str]]:
+    """The functions of the library compiled a second time for AVX2 (named ``*_avx2``,
+    sonnx_kernels.c) and those of them that use no 256-bit register: a copy that gained
+    nothing. The fused-instruction check above covers these copies too (it reads the whole
+    library)."""
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)], capture_output=True,
+                         text=True, check=True).stdout
+    copies: dict[str, bool] = {}
+    current = None
+    for line in dis.splitlines():
+        head = re.match(r"[0-9a-f]+ <([^>]+)>:$", line)
+        if head:
+            current = head.group(1) if head.group(1).endswith("_avx2") else None
+            if current:
+                copies.setdefault(current, False)
+        elif current and "%ymm" in line:
+            copies[current] = True
+    return sorted(copies), sorted(name for name, wide in copies.items() if not wide)
+
+
 def run(root: Path, update: bool = False) -> int:
     root = Path(root)
     committed = root / "src" / "sonnx" / "c"
@@ -124,6 +146,14 @@ def run(root: Path, update: bool = False) -> int:
         return 1
     n = sum(1 for b in c_kernels._BINDINGS for e in b.entries if e.packed)
     print(f"extract-c: objdump -d {lib.name}: the {n} loops the records ask for are vectorised: OK")
+    copies, narrow = avx2_copies(lib)
+    if narrow:
+        print(f"extract-c: {len(narrow)} AVX2 cop(ies) with no 256-bit instruction in {lib.name}: FAILED")
+        for name in narrow:
+            print(f"    {name}")
+        return 1
+    print(f"extract-c: objdump -d {lib.name}: {len(copies)} AVX2 copies ({', '.join(copies) or 'none'}), "
+          "each with 256-bit instructions and none fused: OK")
     return 0
 
 

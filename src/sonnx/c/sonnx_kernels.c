@@ -26,6 +26,7 @@
 #endif
 #define SONNX_DEFAULT_FENV_ENTRY 1
 #include <fenv.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include "sonnx_kernels.h"
 
@@ -95,6 +96,90 @@ SONNX_BODY void sonnx_gemm_f64_rne(double *a, double *b, double *c, double *y, i
 #undef sonnx_gemm_f32
 #undef sonnx_gemm_f64
 
+/* Gemm a second time, the same extracted C compiled for AVX2 (x86-64, GCC): 256-bit registers,
+ * twice the lanes of SSE2, for the register tiles of gemm_c_tile.mlw. AVX2 does not enable FMA
+ * (a separate target feature, not named here) and -ffp-contract=off holds for these functions
+ * too, so each element is still its own IEEE multiply and add: the same bits as the SSE2 copy
+ * (tests/c/test_gemm_c_tile.py runs both on this machine; tools/extract-c reads every copy's
+ * instructions for fused ones). The entry points run this copy when the CPU (and the OS, which
+ * must save the 256-bit registers) supports AVX2 and sonnx_gemm_avx2_mode has not turned it off. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SONNX_GEMM_AVX2 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define gemm_loop gemm_loop_avx2
+#define gemm_loop1 gemm_loop1_avx2
+#define gemm_set_cell gemm_set_cell_avx2
+#define gemm_set_row gemm_set_row_avx2
+#define gemm_set_row1 gemm_set_row1_avx2
+#define gemm_set_cell1 gemm_set_cell1_avx2
+#define gemm_get_cell gemm_get_cell_avx2
+#define gemm_get_cell1 gemm_get_cell1_avx2
+#define gemm_elem_steps gemm_elem_steps_avx2
+#define gemm_elem_steps1 gemm_elem_steps1_avx2
+#define gemm_tile_rows gemm_tile_rows_avx2
+#define gemm_tile_rows1 gemm_tile_rows1_avx2
+#define gemm_tile_row gemm_tile_row_avx2
+#define gemm_tile_row1 gemm_tile_row1_avx2
+#define gemm_tiled gemm_tiled_avx2
+#define gemm_tiled1 gemm_tiled1_avx2
+#define sonnx_gemm_f32 sonnx_gemm_f32_avx2
+#define sonnx_gemm_f64 sonnx_gemm_f64_avx2
+/* internal linkage for the copy (a definition without storage class takes it from these) */
+static void gemm_loop(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
+                      float alpha, float beta, int32_t m, int32_t n, int32_t k);
+static void gemm_loop1(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
+                       double alpha, double beta, int32_t m, int32_t n, int32_t k);
+static void gemm_set_cell(float *y, int32_t n, int32_t i, int32_t j, float v);
+static float gemm_get_cell(float *y, int32_t n, int32_t i, int32_t j);
+static void gemm_set_cell1(double *y, int32_t n, int32_t i, int32_t j, double v);
+static double gemm_get_cell1(double *y, int32_t n, int32_t i, int32_t j);
+static void gemm_set_row(float *y, int32_t n, int32_t i, int32_t j0, float v0, float v1, float v2,
+                         float v3, float v4, float v5, float v6, float v7);
+static void gemm_set_row1(double *y, int32_t n, int32_t i, int32_t j0, double v0, double v1,
+                          double v2, double v3);
+static void gemm_elem_steps(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i,
+                            int32_t j, int32_t k0, int32_t k1);
+static void gemm_tile_rows(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i0,
+                           int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
+static void gemm_tile_row(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i0,
+                          int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
+static void gemm_tiled(float *a, float *b, float *c, float *y, int hasc, float alpha, float beta,
+                       int32_t m, int32_t n, int32_t k);
+static void gemm_elem_steps1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i,
+                             int32_t j, int32_t k0, int32_t k1);
+static void gemm_tile_rows1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i0,
+                            int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
+static void gemm_tile_row1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i0,
+                           int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
+static void gemm_tiled1(double *a, double *b, double *c, double *y, int hasc, double alpha,
+                        double beta, int32_t m, int32_t n, int32_t k);
+SONNX_BODY void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
+                               float alpha, float beta, int32_t m, int32_t n, int32_t k);
+SONNX_BODY void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta,
+                               int tb, double alpha, double beta, int32_t m, int32_t n, int32_t k);
+#include "gemm_c.c"
+#undef gemm_loop
+#undef gemm_loop1
+#undef gemm_set_cell
+#undef gemm_set_row
+#undef gemm_set_row1
+#undef gemm_set_cell1
+#undef gemm_get_cell
+#undef gemm_get_cell1
+#undef gemm_elem_steps
+#undef gemm_elem_steps1
+#undef gemm_tile_rows
+#undef gemm_tile_rows1
+#undef gemm_tile_row
+#undef gemm_tile_row1
+#undef gemm_tiled
+#undef gemm_tiled1
+#undef sonnx_gemm_f32
+#undef sonnx_gemm_f64
+#pragma GCC pop_options
+#endif
+
 /* The default environment around one body call. fegetenv/fesetenv cannot fail on glibc for a
  * valid fenv_t or FE_DFL_ENV (they return 0); a failure elsewhere would leave the caller's
  * environment, which tests/c/test_fpenv.py would see as wrong bits. */
@@ -125,12 +210,35 @@ void sonnx_relu_f64(double *x, double *y, int32_t n) { SONNX_IN_DEFAULT_ENV(sonn
 void sonnx_relu_i32(int32_t *x, int32_t *y, int32_t n) { SONNX_IN_DEFAULT_ENV(sonnx_relu_i32_rne(x, y, n)); }
 void sonnx_relu_i64(int64_t *x, int64_t *y, int32_t n) { SONNX_IN_DEFAULT_ENV(sonnx_relu_i64_rne(x, y, n)); }
 
+#ifdef SONNX_GEMM_AVX2
+/* 1: the AVX2 copy runs (the CPU supports it), 0: the SSE2 one; -1: not yet asked (then
+ * SONNX_C_AVX2=0 in the environment chooses the SSE2 one). A race
+ * between two first calls writes the same value. */
+static int sonnx_avx2 = -1;
+static int sonnx_avx2_ok(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
+int sonnx_gemm_avx2_mode(int mode)
+{
+  if (mode >= 0)
+    sonnx_avx2 = mode && sonnx_avx2_ok();
+  else if (sonnx_avx2 < 0) {     /* SONNX_C_AVX2=0 in the environment: the SSE2 copy */
+    const char *env = getenv("SONNX_C_AVX2");
+    sonnx_avx2 = env != NULL && env[0] == '0' ? 0 : sonnx_avx2_ok();
+  }
+  return sonnx_avx2;
+}
+#define SONNX_GEMM_CALL(body, ...) \
+  SONNX_IN_DEFAULT_ENV(if (sonnx_gemm_avx2_mode(-1)) body##_avx2(__VA_ARGS__); else body##_rne(__VA_ARGS__))
+#else
+int sonnx_gemm_avx2_mode(int mode) { (void)mode; return 0; }
+#define SONNX_GEMM_CALL(body, ...) SONNX_IN_DEFAULT_ENV(body##_rne(__VA_ARGS__))
+#endif
+
 void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
                     float alpha, float beta, int32_t m, int32_t n, int32_t k)
-{ SONNX_IN_DEFAULT_ENV(sonnx_gemm_f32_rne(a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k)); }
+{ SONNX_GEMM_CALL(sonnx_gemm_f32, a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k); }
 void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
                     double alpha, double beta, int32_t m, int32_t n, int32_t k)
-{ SONNX_IN_DEFAULT_ENV(sonnx_gemm_f64_rne(a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k)); }
+{ SONNX_GEMM_CALL(sonnx_gemm_f64, a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k); }
 
 /* The fused chain (sonnx_kernels.h): the table of the entry points a step may name, each with
  * the form of its call (binary element-wise, unary element-wise, Gemm), and the loop calling the

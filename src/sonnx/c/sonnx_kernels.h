@@ -1,5 +1,5 @@
 /* sonnx C kernels: the concrete level of proofs/mul_c.mlw, add_c.mlw, sub_c.mlw, relu_c.mlw
- * and gemm_c.mlw (the latter cloning gemm_c_loop.mlw), extracted by Why3 (tools/extract-c) into the .c files of the same stems,
+ * and gemm_c.mlw (the latter cloning gemm_c_loop.mlw and gemm_c_tile.mlw), extracted by Why3 (tools/extract-c) into the .c files of the same stems,
  * and the entry points of sonnx_kernels.c, which includes them. Build with
  *   gcc -std=c11 -O2 -ffp-contract=off -msse2 -mfpmath=sse -c sonnx_kernels.c     (link -lm)
  * (never -Ofast/-ffast-math; any flag allowing FP contraction breaks the proved rounding).
@@ -18,6 +18,13 @@
 #ifndef SONNX_KERNELS_H
 #define SONNX_KERNELS_H
 #include <stdint.h>
+/* the tiles inline the element reads and the row stores they call, so that the compiler sees
+ * one tile's accumulators, loads and stores together (and keeps them in vector registers) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SONNX_FLATTEN __attribute__((flatten))
+#else
+#define SONNX_FLATTEN
+#endif
 
 /* c[p] = a[p] * b[p], rounded to nearest even (mul.mlw, MulFloat32/MulFloat64) */
 void sonnx_mul_f32(float *a, float *b, float *c, int32_t n);
@@ -50,6 +57,11 @@ void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, in
                     float alpha, float beta, int32_t m, int32_t n, int32_t k);
 void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
                     double alpha, double beta, int32_t m, int32_t n, int32_t k);
+/* Which copy of the Gemm bodies the two entry points above run (x86-64 built by GCC): mode 1
+ * the AVX2 copy when this CPU supports it (the default, unless SONNX_C_AVX2=0 is in the
+ * environment at the first call), 0 the SSE2 copy, -1 only asks.
+ * Returns 1 when the AVX2 copy runs from now on. Both copies give the same bits. */
+int sonnx_gemm_avx2_mode(int mode);
 /* internal to gemm_c.c: the loop of proofs/gemm_c_loop.mlw as cloned for float
  * (GemmCFloat32) and double (GemmCFloat64, renamed gemm_loop1 by Why3); the two entry points
  * above call them. Declared so that -Wmissing-prototypes holds and the extracted definitions
@@ -77,4 +89,32 @@ typedef struct sonnx_chain_step {
 int32_t sonnx_chain_run(const sonnx_chain_step *steps, int32_t count);
 const char *sonnx_chain_entry_name(int32_t entry);
 int32_t sonnx_chain_step_size(void);
+/* internal to gemm_c.c: the register-tiled loop of proofs/gemm_c_tile.mlw (GemmCTile8 cloned for
+ * float, GemmCTile4 for double; Why3 suffixes the double clones with 1), which the entry points
+ * run when neither operand is transposed: the driver, its 4-row and 1-row tiles, its
+ * one-element steps and its reads and writes of one element. */
+void gemm_set_cell(float *y, int32_t n, int32_t i, int32_t j, float v);
+float gemm_get_cell(float *y, int32_t n, int32_t i, int32_t j);
+void gemm_set_row(float *y, int32_t n, int32_t i, int32_t j0, float v0, float v1, float v2, float v3,
+                  float v4, float v5, float v6, float v7);
+void gemm_elem_steps(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i,
+                     int32_t j, int32_t k0, int32_t k1);
+void gemm_tile_rows(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i0,
+                    int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
+void gemm_tile_row(float *a, float *b, float *y, int32_t n, int32_t k, int32_t i0,
+                   int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
+void gemm_tiled(float *a, float *b, float *c, float *y, int hasc, float alpha, float beta,
+                int32_t m, int32_t n, int32_t k);
+void gemm_set_cell1(double *y, int32_t n, int32_t i, int32_t j, double v);
+double gemm_get_cell1(double *y, int32_t n, int32_t i, int32_t j);
+void gemm_set_row1(double *y, int32_t n, int32_t i, int32_t j0, double v0, double v1, double v2,
+                   double v3);
+void gemm_elem_steps1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i,
+                      int32_t j, int32_t k0, int32_t k1);
+void gemm_tile_rows1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i0,
+                     int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
+void gemm_tile_row1(double *a, double *b, double *y, int32_t n, int32_t k, int32_t i0,
+                    int32_t j0, int32_t k0, int32_t k1) SONNX_FLATTEN;
+void gemm_tiled1(double *a, double *b, double *c, double *y, int hasc, double alpha, double beta,
+                 int32_t m, int32_t n, int32_t k);
 #endif

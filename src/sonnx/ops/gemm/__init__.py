@@ -666,8 +666,13 @@ def _gemm_c(c_kernels, plan, a, b, c, alpha, beta, threads=None) -> np.ndarray:
     fn = lib.sonnx_gemm_f32 if acc.itemsize == 4 else lib.sonnx_gemm_f64
     ta = plan.ta
     parts = _gemm_c_threads(m, n, k) if threads is None else max(1, min(int(threads), m))
-    if parts > 1 and ta:
-        x, ta = np.ascontiguousarray(x.T), False   # a copy: the operands' values are unchanged
+    # the kernel's register tiles run when neither operand is transposed (gemm_c_tile.mlw; the
+    # transposed cases run gemm_c_loop.mlw's loop): a transposed copy holds the same values
+    tb = plan.tb
+    if ta:
+        x, ta = np.ascontiguousarray(x.T), False
+    if tb:
+        y, tb = np.ascontiguousarray(y.T), False
     if parts > 1 and cc is not None and cc.size != m * n:
         parts = 1
 
@@ -676,7 +681,7 @@ def _gemm_c(c_kernels, plan, a, b, c, alpha, beta, threads=None) -> np.ndarray:
         # the one the proved loop gives it whatever the split (the loop computes every row alone)
         fn(ptr(x[lo:hi]) if parts > 1 else ptr(x), ptr(y),
            None if cc is None else ptr(cc[lo:hi] if parts > 1 else cc), ptr(out[lo:hi]),
-           int(cc is not None), int(ta), int(plan.tb), float(alpha), float(beta), hi - lo, n, k)
+           int(cc is not None), int(ta), int(tb), float(alpha), float(beta), hi - lo, n, k)
 
     if parts == 1:
         rows(0, m)
@@ -740,13 +745,16 @@ C_BINDING = CBinding(
     entries=(CEntry("sonnx_gemm_f32", _C_PROOF, "GemmCFloat32", _C_IDS, _c_args(ctypes.c_float)),
              CEntry("sonnx_gemm_f64", _C_PROOF, "GemmCFloat64", _C_IDS, _c_args(ctypes.c_double))),
     internal={"gemm_loop": (_C_PROOF, "GemmCFloat32", "gemm_loop"),
-              "gemm_loop1": (_C_PROOF, "GemmCFloat64", "gemm_loop")})
+              "gemm_loop1": (_C_PROOF, "GemmCFloat64", "gemm_loop"),
+              **{f"gemm_{fn}{sfx}": (_C_PROOF, mod, f"gemm_{fn}")
+                 for sfx, mod in (("", "GemmCFloat32"), ("1", "GemmCFloat64"))
+                 for fn in ("set_cell", "get_cell", "set_row", "elem_steps", "tile_rows", "tile_row", "tiled")}})
 
 OPERATOR = Operator(
     name=OP, prefix="GEMM", kind="matrix", type_sets=TYPE_SETS, inputs=("A", "B", "C"), optional=("C",),
     attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
     bind=bind,
-    spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c.mlw",
+    spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c_tile.mlw", "proofs/gemm_c.mlw",
                                  "proofs/gemm_refusal.mlw", "proofs/constraints.mlw", "proofs/gemm_error.mlw",
                                  "proofs/gemm_dot_error.mlw", "proofs/gemm_fold_error.mlw"),
     kernel_attributes={"alpha": "alpha", "beta": "beta", "transA": "trans_a", "transB": "trans_b"},
