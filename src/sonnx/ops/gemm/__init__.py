@@ -755,6 +755,7 @@ OPERATOR = Operator(
     attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
     bind=bind,
     spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c_tile.mlw", "proofs/gemm_c.mlw",
+                                 "proofs/gemm_c_int.mlw",
                                  "proofs/gemm_refusal.mlw", "proofs/constraints.mlw", "proofs/gemm_error.mlw",
                                  "proofs/gemm_dot_error.mlw", "proofs/gemm_fold_error.mlw"),
     kernel_attributes={"alpha": "alpha", "beta": "beta", "transA": "trans_a", "transB": "trans_b"},
