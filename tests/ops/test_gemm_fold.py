@@ -147,6 +147,58 @@ def test_narrower_vector_kernels_of_other_machines(monkeypatch, bits):
 
 
 @pytest.mark.req("GEMM-R7")
+@pytest.mark.parametrize("bits", [None, 128, 256])
+def test_every_panel_width_gives_the_same_bits(bits):
+    """Each kernel's narrower variants (panels of one vector, or of 128 bits, for B' of few
+    columns) run directly, on this machine's kernels and those of narrower machines: the FMA
+    witnesses give 0 and thin, odd and panel-crossing widths the reference's bits, each variant
+    alone, on one thread and on several, and through FixedB, which picks a variant by width."""
+    from sonnx.ops.gemm.fold_ir import compile_folds
+    kernels, asm = compile_folds(bits=bits, with_asm=True)
+    asm = asm.lower()
+    assert not any(op in asm for op in FMA_OPS)
+    rng = np.random.default_rng(bits or 512)
+    for dt, u in FLOAT_TYPES:
+        kern = kernels[np.dtype(dt)]
+        assert kern.narrow and all(v.nr < kern.nr and v.mr == kern.mr for v in kern.narrow)
+        for v in kern.narrow:
+            assert f"fold_{np.dtype(dt).name}_{v.nr}" in asm
+        for v in (kern,) + kern.narrow:
+            a, b = witness_operands(dt, u, 2 * v.mr + 1, v.nr + 1, gemm_fold.KC + 2, gemm_fold.KC - 1)
+            zero = np.zeros((a.shape[0], b.shape[1]), dt)
+            assert_same_bits(gemm_fold._fold_compiled(v, a, b, None, 1), zero)
+            for n in (1, 3, v.nr, v.nr + 1, 2 * v.nr + 3):
+                a = rng.standard_normal((2 * v.mr + 3, 19)).astype(dt)
+                b = rng.standard_normal((19, n)).astype(dt)
+                want = reference(a, b)
+                assert_same_bits(gemm_fold._fold_compiled(v, a, b, None, 1), want)
+                assert_same_bits(gemm_fold._fold_compiled(v, a, b, None, 3), want)
+        monkey = gemm_fold._FOLD[:]
+        try:
+            gemm_fold._FOLD[:] = [kernels]
+            for n in (1, 4, 5, 16, 17, 50):
+                a = rng.standard_normal((37, 8)).astype(dt)
+                b = rng.standard_normal((8, n)).astype(dt)
+                assert_same_bits(gemm_fold.FixedB(b).fold(a), reference(a, b))
+                assert_same_bits(gemm_fold.fold(a, b), reference(a, b))
+        finally:
+            gemm_fold._FOLD[:] = monkey
+
+
+@pytest.mark.req("GEMM-R7")
+def test_the_panel_width_follows_the_columns():
+    """kernel_for: a B' narrower than every panel takes the narrowest; a multiple of the wide
+    panel takes the wide one; in between, the fewest vector operations (zero padding counted)."""
+    kern = gemm_fold._compiled()[np.dtype(np.float32)]
+    widths = sorted(v.nr for v in (kern,) + kern.narrow)
+    assert gemm_fold.kernel_for(kern, 1).nr == widths[0]
+    assert gemm_fold.kernel_for(kern, 2 * kern.nr) is kern
+    assert gemm_fold.kernel_for(kern, kern.nr) is kern
+    if kern.nr >= 32:     # AVX-512: 4 outputs take the 128-bit panel, 16 the one-vector panel
+        assert gemm_fold.kernel_for(kern, 4).nr == 4 and gemm_fold.kernel_for(kern, 16).nr == 16
+
+
+@pytest.mark.req("GEMM-R7")
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 def test_same_bits_on_any_number_of_threads(dt):
     rng = np.random.default_rng(5)

@@ -113,7 +113,16 @@ def fold(ap: np.ndarray, bp: np.ndarray, threads: int | None = None) -> np.ndarr
             _warned.append(True)
             warnings.warn(SLOW_WARNING, SlowKernelWarning, stacklevel=2)
         return numpy_fold(ap, bp)
-    return _fold_compiled(kernels[ap.dtype], ap, bp, None, threads)
+    return _fold_compiled(kernel_for(kernels[ap.dtype], bp.shape[1]), ap, bp, None, threads)
+
+
+def kernel_for(kern, n: int):
+    """The compiled kernel for B' (K, N): ``kern`` or one of its narrower variants, whichever
+    issues the fewest vector operations per step over B''s column panels, zero padding included
+    (a panel's vectors, plus about half of one for its broadcasts of A' and its loop), the
+    narrowest of equals. Which one runs changes only the time, never a bit: every variant gives
+    each element its own ascending fold."""
+    return min((kern,) + tuple(kern.narrow), key=lambda v: (-(-n // v.nr) * (2 * v.nvec + 1), v.nr))
 
 
 def _copied(s: np.ndarray, fresh: bool) -> np.ndarray:
@@ -140,8 +149,8 @@ class FixedB:
         kernels = _compiled()
         self.packed = None
         if kernels is not None and 0 not in bp.shape:
-            kern = kernels[bp.dtype]
             k, n = bp.shape
+            kern = kernel_for(kernels[bp.dtype], n)
             self.packed = PackedB(kern, _pack_b(kern, self.bp, 0, -(-n // kern.nr)), n)
             self._b_address = self.packed.bpk.ctypes.data
         # M -> the padded A' and S buffers of a one-thread fold (_fold_one), reused from call to

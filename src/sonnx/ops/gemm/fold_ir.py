@@ -35,6 +35,8 @@ class Kernel(NamedTuple):
     pack: object        # pack_T(bp, bpk, k, ldb, q0, q1)
     mr: int             # rows of the register tile
     nr: int             # columns of the register tile (a B' panel)
+    nvec: int = 2       # vectors per panel row (NR = nvec * lanes): the work per panel and step
+    narrow: tuple = ()  # the same fold with narrower panels (for B' of few columns), widest first
 
 
 # req: GEMM-R7
@@ -204,8 +206,15 @@ def compile_folds(flags: tuple = (), bits: int | None = None, with_asm: bool = F
     mr = 8 if bits == 512 else 4
     shapes = {np.dtype(np.float32): (ir.FloatType(), bits // 32, 2, mr),
               np.dtype(np.float64): (ir.DoubleType(), bits // 64, 2, mr)}
+    # narrower panels for B' of few columns (a layer of 4 or 16 outputs): a wide panel would
+    # multiply its zero padding, up to 8 times the useful work. One vector of the full width,
+    # then one of 128 bits; the same fmul/fadd per element, so the same bits (tests check)
+    narrow = {dt: [(lanes, 1)] + ([(16 // dt.itemsize, 1)] if bits > 128 else [])
+              for dt, (_, lanes, _, _) in shapes.items()}
     for dt, (elem, lanes, nvec, mr) in shapes.items():
         build(module, f"fold_{dt.name}", elem, lanes, nvec, mr, flags)
+        for nl, nv in narrow[dt]:
+            build(module, f"fold_{dt.name}_{nl * nv}", elem, nl, nv, mr, flags)
     mod = llvm.parse_assembly(str(module))
     mod.verify()
     # no IR optimisation pipeline: the IR is already in the shape wanted (the inner loop's machine
@@ -215,9 +224,13 @@ def compile_folds(flags: tuple = (), bits: int | None = None, with_asm: bool = F
     proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, *[ctypes.c_int64] * 7)
     pack_proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 2, *[ctypes.c_int64] * 4)
     kernels = {}
-    for dt, (_, lanes, nvec, mr) in shapes.items():
-        fn = proto(engine.get_function_address(f"fold_{dt.name}"))
-        pack = pack_proto(engine.get_function_address(f"pack_fold_{dt.name}"))
+    def kernel(name: str, lanes: int, nvec: int, mr: int, narrow: tuple = ()) -> Kernel:
+        fn = proto(engine.get_function_address(name))
+        pack = pack_proto(engine.get_function_address(f"pack_{name}"))
         fn._engine = pack._engine = engine  # the code lives as long as the engine
-        kernels[dt] = Kernel(fn, pack, mr, lanes * nvec)
+        return Kernel(fn, pack, mr, lanes * nvec, nvec, narrow)
+
+    for dt, (_, lanes, nvec, mr) in shapes.items():
+        kernels[dt] = kernel(f"fold_{dt.name}", lanes, nvec, mr,
+                             tuple(kernel(f"fold_{dt.name}_{nl * nv}", nl, nv, mr) for nl, nv in narrow[dt]))
     return kernels, tm.emit_assembly(mod) if with_asm else None
