@@ -3,7 +3,8 @@ of proofs/gemm_c_tile.mlw) against sonnx.gemm's exact mode (the llvmlite-compile
 sonnx/ops/gemm/fold.py), in the same process on the same inputs.
 
 Not a test: it prints ratios C / fold (median and range over interleaved rounds, timing.py) and
-writes build/bench/gemm_c.json and gemm_c.md. float32 and float64; square M = K = N = 64, 256,
+writes build/bench/gemm_c.json and gemm_c.md. Integer Gemm (int32, int64 at 64, 256, 512): the C
+kernel against the former default, numpy's integer matmul on unsigned views. float32 and float64; square M = K = N = 64, 256,
 512, 1024 and an MLP layer (batch 1000 and batch 1, 784 -> 1024); no C, alpha = beta = 1. Each shape's two
 results are compared bit for bit first (a difference stops the run). The C kernel splits the
 output rows across one thread per core (large products); it runs its AVX2 copy where the CPU has
@@ -43,10 +44,30 @@ def main() -> None:
             rows.append((f"{np.dtype(dt).name} {m}x{k} @ {k}x{n}", fmt_range(figures[key]["c/fold"]),
                          f"{min(seen['c']) * 1e3:.1f} / {min(seen['fold']) * 1e3:.1f}"))
             print(" | ".join(rows[-1]), flush=True)
+    # integer Gemm: the proved C kernel (now sonnx.gemm's default for integers) against the former
+    # default, numpy's integer matmul on unsigned views (the same bits, compared first)
+    irows = []
+    for dt in (np.int32, np.int64):
+        u = np.dtype(f"uint{np.dtype(dt).itemsize * 8}")
+        for s in (64, 256, 512):
+            a = rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, (s, s), dtype=dt)
+            b = rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, (s, s), dtype=dt)
+            former = lambda: np.matmul(a.view(u), b.view(u)).view(dt)     # noqa: E731
+            if ck.gemm(a, b).tobytes() != former().tobytes():
+                raise SystemExit(f"bench_gemm_c: C and numpy integer Gemm differ at {s} {np.dtype(dt).name}")
+            seen = rounds_of({"c": lambda: ck.gemm(a, b), "numpy": former}, reps=1 if s >= 512 else 5, rounds=3)
+            key = f"gemm_{np.dtype(dt).name}_{s}"
+            figures[key] = {"c/numpy": ratio_spread(seen, "c", "numpy"), "c_seconds_min": min(seen["c"]),
+                            "numpy_seconds_min": min(seen["numpy"])}
+            irows.append((f"{np.dtype(dt).name} {s}^3", fmt_range(figures[key]["c/numpy"]),
+                          f"{min(seen['c']) * 1e3:.1f} / {min(seen['numpy']) * 1e3:.1f}"))
+            print(" | ".join(irows[-1]), flush=True)
     load1 = load_average()
     figures["conditions"] = {"machine": machine(), "load_average": [load0, load1]}
     md = ("| Gemm exact, A @ B | C kernel / llvmlite fold, median (min - max) of rounds | best ms, C / fold |\n"
           "|---|---|---|\n" + "".join(f"| {a} | {b} | {c} |\n" for a, b, c in rows))
+    md += ("\n| Gemm integer, A @ B | C kernel / numpy matmul on unsigned views, median (min - max) | best ms, C / numpy |\n"
+           "|---|---|---|\n" + "".join(f"| {a} | {b} | {c} |\n" for a, b, c in irows))
     print(md)
     print(f"load average before / after: {load0} / {load1}")
     print(f"written {write_figures('gemm_c', figures, md)}")

@@ -239,7 +239,7 @@ def default_entry(stem: str, dtype: np.dtype):
         if entry is None and np.dtype(dtype).isnative:   # a route passing the bits as they are
             entry = next((binding.entry(r.through) for r in binding.routes      # (int32 on uint32)
                           if r.view and np.dtype(dtype).name in r.types), None)
-        name = None if entry is None else entry.name
+        name = None if entry is None or not binding.runs_by_default(entry.suffix) else entry.name
         if name is not None:
             try:
                 lib = library()

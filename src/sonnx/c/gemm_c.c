@@ -759,3 +759,215 @@ void sonnx_gemm_f64(double * a, double * b, double * c, double * y, int hasc,
     return;
   }
 }
+
+void gemm_loop2(uint32_t * a, uint32_t * b, uint32_t * c, uint32_t * y,
+                int hasc, int ta, int tb, uint32_t alpha, uint32_t beta,
+                int32_t m, int32_t n, int32_t k) {
+  int32_t i0;
+  int32_t i1, i, o, j, o1, l, o2, i2, o3, j1, o4, j2, o5, i3, o6, j3, o7;
+  uint32_t xa, r, r1;
+  i0 = 0;
+  while (i0 < m) {
+    if (m - i0 < 8) {
+      i1 = m;
+    } else {
+      i1 = i0 + 8;
+    }
+    o = i1 - 1;
+    if (i0 <= o) {
+      for (i = i0; ; ++i) {
+        o1 = n - 1;
+        if (0 <= o1) {
+          for (j = 0; ; ++j) {
+            y[i * n + j] = 0U;
+            if (j == o1) {
+              break;
+            }
+          }
+        }
+        if (i == o) {
+          break;
+        }
+      }
+    }
+    o2 = k - 1;
+    if (0 <= o2) {
+      for (l = 0; ; ++l) {
+        o3 = i1 - 1;
+        if (i0 <= o3) {
+          for (i2 = i0; ; ++i2) {
+            if (ta) {
+              xa = a[l * m + i2];
+            } else {
+              xa = a[i2 * k + l];
+            }
+            if (tb) {
+              o4 = n - 1;
+              if (0 <= o4) {
+                for (j1 = 0; ; ++j1) {
+                  y[i2 * n + j1] = y[i2 * n + j1] + xa * b[j1 * k + l];
+                  if (j1 == o4) {
+                    break;
+                  }
+                }
+              }
+            } else {
+              o5 = n - 1;
+              if (0 <= o5) {
+                for (j2 = 0; ; ++j2) {
+                  y[i2 * n + j2] = y[i2 * n + j2] + xa * b[l * n + j2];
+                  if (j2 == o5) {
+                    break;
+                  }
+                }
+              }
+            }
+            if (i2 == o3) {
+              break;
+            }
+          }
+        }
+        if (l == o2) {
+          break;
+        }
+      }
+    }
+    o6 = i1 - 1;
+    if (i0 <= o6) {
+      for (i3 = i0; ; ++i3) {
+        o7 = n - 1;
+        if (0 <= o7) {
+          for (j3 = 0; ; ++j3) {
+            r = alpha * y[i3 * n + j3];
+            if (hasc) {
+              r1 = r + beta * c[i3 * n + j3];
+            } else {
+              r1 = r;
+            }
+            y[i3 * n + j3] = r1;
+            if (j3 == o7) {
+              break;
+            }
+          }
+        }
+        if (i3 == o6) {
+          break;
+        }
+      }
+    }
+    i0 = i1;
+  }
+}
+
+void sonnx_gemm_u32(uint32_t * a, uint32_t * b, uint32_t * c, uint32_t * y,
+                    int hasc, int ta, int tb, uint32_t alpha, uint32_t beta,
+                    int32_t m, int32_t n, int32_t k) {
+  gemm_loop2(a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k);
+  return;
+}
+
+void gemm_loop3(uint64_t * a, uint64_t * b, uint64_t * c, uint64_t * y,
+                int hasc, int ta, int tb, uint64_t alpha, uint64_t beta,
+                int32_t m, int32_t n, int32_t k) {
+  int32_t i0;
+  int32_t i1, i, o, j, o1, l, o2, i2, o3, j1, o4, j2, o5, i3, o6, j3, o7;
+  uint64_t xa, r, r1;
+  i0 = 0;
+  while (i0 < m) {
+    if (m - i0 < 8) {
+      i1 = m;
+    } else {
+      i1 = i0 + 8;
+    }
+    o = i1 - 1;
+    if (i0 <= o) {
+      for (i = i0; ; ++i) {
+        o1 = n - 1;
+        if (0 <= o1) {
+          for (j = 0; ; ++j) {
+            y[i * n + j] = UINT64_C(0);
+            if (j == o1) {
+              break;
+            }
+          }
+        }
+        if (i == o) {
+          break;
+        }
+      }
+    }
+    o2 = k - 1;
+    if (0 <= o2) {
+      for (l = 0; ; ++l) {
+        o3 = i1 - 1;
+        if (i0 <= o3) {
+          for (i2 = i0; ; ++i2) {
+            if (ta) {
+              xa = a[l * m + i2];
+            } else {
+              xa = a[i2 * k + l];
+            }
+            if (tb) {
+              o4 = n - 1;
+              if (0 <= o4) {
+                for (j1 = 0; ; ++j1) {
+                  y[i2 * n + j1] = y[i2 * n + j1] + xa * b[j1 * k + l];
+                  if (j1 == o4) {
+                    break;
+                  }
+                }
+              }
+            } else {
+              o5 = n - 1;
+              if (0 <= o5) {
+                for (j2 = 0; ; ++j2) {
+                  y[i2 * n + j2] = y[i2 * n + j2] + xa * b[l * n + j2];
+                  if (j2 == o5) {
+                    break;
+                  }
+                }
+              }
+            }
+            if (i2 == o3) {
+              break;
+            }
+          }
+        }
+        if (l == o2) {
+          break;
+        }
+      }
+    }
+    o6 = i1 - 1;
+    if (i0 <= o6) {
+      for (i3 = i0; ; ++i3) {
+        o7 = n - 1;
+        if (0 <= o7) {
+          for (j3 = 0; ; ++j3) {
+            r = alpha * y[i3 * n + j3];
+            if (hasc) {
+              r1 = r + beta * c[i3 * n + j3];
+            } else {
+              r1 = r;
+            }
+            y[i3 * n + j3] = r1;
+            if (j3 == o7) {
+              break;
+            }
+          }
+        }
+        if (i3 == o6) {
+          break;
+        }
+      }
+    }
+    i0 = i1;
+  }
+}
+
+void sonnx_gemm_u64(uint64_t * a, uint64_t * b, uint64_t * c, uint64_t * y,
+                    int hasc, int ta, int tb, uint64_t alpha, uint64_t beta,
+                    int32_t m, int32_t n, int32_t k) {
+  gemm_loop3(a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k);
+  return;
+}

@@ -53,6 +53,10 @@ SONNX_BODY void sonnx_gemm_f32_rne(float *a, float *b, float *c, float *y, int h
                                    float alpha, float beta, int32_t m, int32_t n, int32_t k);
 SONNX_BODY void sonnx_gemm_f64_rne(double *a, double *b, double *c, double *y, int hasc, int ta,
                                    int tb, double alpha, double beta, int32_t m, int32_t n, int32_t k);
+SONNX_BODY void sonnx_gemm_u32_rne(uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *y, int hasc, int ta,
+                                   int tb, uint32_t alpha, uint32_t beta, int32_t m, int32_t n, int32_t k);
+SONNX_BODY void sonnx_gemm_u64_rne(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *y, int hasc, int ta,
+                                   int tb, uint64_t alpha, uint64_t beta, int32_t m, int32_t n, int32_t k);
 
 #define sonnx_mul_f32 sonnx_mul_f32_rne
 #define sonnx_mul_f64 sonnx_mul_f64_rne
@@ -72,6 +76,8 @@ SONNX_BODY void sonnx_gemm_f64_rne(double *a, double *b, double *c, double *y, i
 #define sonnx_relu_i64 sonnx_relu_i64_rne
 #define sonnx_gemm_f32 sonnx_gemm_f32_rne
 #define sonnx_gemm_f64 sonnx_gemm_f64_rne
+#define sonnx_gemm_u32 sonnx_gemm_u32_rne
+#define sonnx_gemm_u64 sonnx_gemm_u64_rne
 #include "mul_c.c"
 #include "add_c.c"
 #include "sub_c.c"
@@ -95,6 +101,8 @@ SONNX_BODY void sonnx_gemm_f64_rne(double *a, double *b, double *c, double *y, i
 #undef sonnx_relu_i64
 #undef sonnx_gemm_f32
 #undef sonnx_gemm_f64
+#undef sonnx_gemm_u32
+#undef sonnx_gemm_u64
 
 /* Gemm a second time, the same extracted C compiled for AVX2 (x86-64, GCC): 256-bit registers,
  * twice the lanes of SSE2, for the register tiles of gemm_c_tile.mlw. AVX2 does not enable FMA
@@ -125,6 +133,10 @@ SONNX_BODY void sonnx_gemm_f64_rne(double *a, double *b, double *c, double *y, i
 #define gemm_tiled1 gemm_tiled1_avx2
 #define sonnx_gemm_f32 sonnx_gemm_f32_avx2
 #define sonnx_gemm_f64 sonnx_gemm_f64_avx2
+#define gemm_loop2 gemm_loop2_avx2
+#define gemm_loop3 gemm_loop3_avx2
+#define sonnx_gemm_u32 sonnx_gemm_u32_avx2
+#define sonnx_gemm_u64 sonnx_gemm_u64_avx2
 /* internal linkage for the copy (a definition without storage class takes it from these) */
 static void gemm_loop(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
                       float alpha, float beta, int32_t m, int32_t n, int32_t k);
@@ -156,8 +168,16 @@ static void gemm_tiled1(double *a, double *b, double *c, double *y, int hasc, do
                         double beta, int32_t m, int32_t n, int32_t k);
 SONNX_BODY void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
                                float alpha, float beta, int32_t m, int32_t n, int32_t k);
+static void gemm_loop2(uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *y, int hasc, int ta, int tb,
+                       uint32_t alpha, uint32_t beta, int32_t m, int32_t n, int32_t k);
+static void gemm_loop3(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *y, int hasc, int ta, int tb,
+                       uint64_t alpha, uint64_t beta, int32_t m, int32_t n, int32_t k);
 SONNX_BODY void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta,
                                int tb, double alpha, double beta, int32_t m, int32_t n, int32_t k);
+SONNX_BODY void sonnx_gemm_u32(uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *y, int hasc, int ta,
+                               int tb, uint32_t alpha, uint32_t beta, int32_t m, int32_t n, int32_t k);
+SONNX_BODY void sonnx_gemm_u64(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *y, int hasc, int ta,
+                               int tb, uint64_t alpha, uint64_t beta, int32_t m, int32_t n, int32_t k);
 #include "gemm_c.c"
 #undef gemm_loop
 #undef gemm_loop1
@@ -175,8 +195,12 @@ SONNX_BODY void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int h
 #undef gemm_tile_row1
 #undef gemm_tiled
 #undef gemm_tiled1
+#undef gemm_loop2
+#undef gemm_loop3
 #undef sonnx_gemm_f32
 #undef sonnx_gemm_f64
+#undef sonnx_gemm_u32
+#undef sonnx_gemm_u64
 #pragma GCC pop_options
 #endif
 
@@ -239,6 +263,13 @@ void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, in
 void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
                     double alpha, double beta, int32_t m, int32_t n, int32_t k)
 { SONNX_GEMM_CALL(sonnx_gemm_f64, a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k); }
+/* integer Gemm: C's unsigned + and * (no rounding; the environment is set as for every entry) */
+void sonnx_gemm_u32(uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *y, int hasc, int ta, int tb,
+                    uint32_t alpha, uint32_t beta, int32_t m, int32_t n, int32_t k)
+{ SONNX_GEMM_CALL(sonnx_gemm_u32, a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k); }
+void sonnx_gemm_u64(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *y, int hasc, int ta, int tb,
+                    uint64_t alpha, uint64_t beta, int32_t m, int32_t n, int32_t k)
+{ SONNX_GEMM_CALL(sonnx_gemm_u64, a, b, c, y, hasc, ta, tb, alpha, beta, m, n, k); }
 
 /* The fused chain (sonnx_kernels.h): the table of the entry points a step may name, each with
  * the form of its call (binary element-wise, unary element-wise, Gemm), and the loop calling the

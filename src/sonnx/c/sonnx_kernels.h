@@ -57,7 +57,14 @@ void sonnx_gemm_f32(float *a, float *b, float *c, float *y, int hasc, int ta, in
                     float alpha, float beta, int32_t m, int32_t n, int32_t k);
 void sonnx_gemm_f64(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
                     double alpha, double beta, int32_t m, int32_t n, int32_t k);
-/* Which copy of the Gemm bodies the two entry points above run (x86-64 built by GCC): mode 1
+/* y = wrap(ascending sum over l of op(a)[i,l] * op(b)[l,j] + c[i,j]) modulo 2^32 / 2^64 with
+ * alpha = beta = 1 (C's unsigned + and *; gemm.mlw, UInt32/UInt64); signed int32/int64 run
+ * them on their bits (int_route.mlw, GemmRoute) */
+void sonnx_gemm_u32(uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *y, int hasc, int ta, int tb,
+                    uint32_t alpha, uint32_t beta, int32_t m, int32_t n, int32_t k);
+void sonnx_gemm_u64(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *y, int hasc, int ta, int tb,
+                    uint64_t alpha, uint64_t beta, int32_t m, int32_t n, int32_t k);
+/* Which copy of the Gemm bodies the four entry points above run (x86-64 built by GCC): mode 1
  * the AVX2 copy when this CPU supports it (the default, unless SONNX_C_AVX2=0 is in the
  * environment at the first call), 0 the SSE2 copy, -1 only asks.
  * Returns 1 when the AVX2 copy runs from now on. Both copies give the same bits. */
@@ -70,6 +77,12 @@ void gemm_loop(float *a, float *b, float *c, float *y, int hasc, int ta, int tb,
                float alpha, float beta, int32_t m, int32_t n, int32_t k);
 void gemm_loop1(double *a, double *b, double *c, double *y, int hasc, int ta, int tb,
                 double alpha, double beta, int32_t m, int32_t n, int32_t k);
+/* the same loop as cloned for uint32_t and uint64_t words (GemmCUInt32/GemmCUInt64, gemm_loop2
+ * and gemm_loop3 by Why3's numbering), called by sonnx_gemm_u32/sonnx_gemm_u64 */
+void gemm_loop2(uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *y, int hasc, int ta, int tb,
+                uint32_t alpha, uint32_t beta, int32_t m, int32_t n, int32_t k);
+void gemm_loop3(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *y, int hasc, int ta, int tb,
+                uint64_t alpha, uint64_t beta, int32_t m, int32_t n, int32_t k);
 
 /* A fused chain (sonnx.Session, src/sonnx/run/chain.py): one call runs a planned sequence of the
  * entry points above, each step one of them on the step's arrays and sizes. The dispatcher does

@@ -314,7 +314,7 @@ def same_shape_call(stem: str) -> Callable:
         from .registry import by_stem
         binding = by_stem(stem).c_binding
         entry = next((e for e in binding.entries if c_kernels.SUFFIX_TYPES.get(e.suffix) == dtype), None)
-        if entry is None or not binding.default:
+        if entry is None or not binding.runs_by_default(entry.suffix):
             return None
         return CCall(entry.name, tuple(range(len(shapes))), n=size(shapes[0]))
     return call

@@ -220,13 +220,9 @@ def matmul_c(a: np.ndarray, b: np.ndarray, *, opset: int = LATEST) -> np.ndarray
     """ONNX MatMul under the SONNX profile (rank 2), computed by the C Gemm kernel: MatMul is
     Gemm with alpha = 1, no C and no transposes (proofs/matmul.mlw proves it refines Gemm;
     proofs/gemm_c.mlw proves the C computes Gemm's exact mode). The same checks and refusals as
-    ``sonnx.matmul``; the same bits as its exact mode. Float types only."""
-    from .. import c_kernels
+    ``sonnx.matmul``; the same bits as its exact mode (integers: wrapped, on Gemm's unsigned
+    kernels)."""
     check(a, b, "exact", opset)
-    if not dtypes.is_float(dtypes.name_of(a.dtype)):
-        # said here, not by Gemm's wrapper, so that the caller is sent to this operator's kernel
-        raise c_kernels.CKernelsUnavailable(f"sonnx C kernels: MatMul on {dtypes.name_of(a.dtype)} is "
-                                            "not in the C kernels (float types only); use sonnx.matmul")
     return gemm.gemm_c(a, b, None, **gemm_arguments())
 
 

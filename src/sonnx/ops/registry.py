@@ -120,8 +120,10 @@ class CBinding:
     via: tuple[str, str, tuple[str, ...]] | None = None
     # the operator's default kernel (sonnx.<stem>, the default engine) runs these entry points on
     # the element types they take as they are (c_kernels.default_entry), and on the routes that
-    # pass the bits as they are (CRoute.view); numpy for the others
-    default: bool = False
+    # pass the bits as they are (CRoute.view); numpy for the others. True: every entry point; a
+    # tuple of suffixes: those entry points only (Gemm: the integer ones, faster than numpy; its
+    # float ones are slower than the llvmlite fold)
+    default: bool | tuple[str, ...] = False
     # the element types the wrapper runs through another type's entry points (CRoute); only
     # these, besides the entries' own types, are covered by the proved engine
     routes: tuple[CRoute, ...] = ()
@@ -129,6 +131,10 @@ class CBinding:
     # (operand shapes, element type, the kernel's keywords) -> CCall, or None when no entry
     # point computes the node as its kernel does (the chain is cut there)
     call: Callable | None = None
+
+    def runs_by_default(self, suffix: str) -> bool:
+        """The default kernel runs the entry point of this suffix (see ``default``)."""
+        return self.default is True or (isinstance(self.default, tuple) and suffix in self.default)
 
     def entry(self, suffix: str) -> CEntry | None:
         """The entry point of this element-type suffix (a route's ``through``), if any."""

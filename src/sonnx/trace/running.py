@@ -48,6 +48,8 @@ def default_entries() -> dict[str, list[str]]:
         b = op.c_binding
         if b is not None and b.default:
             for e in b.entries:
+                if not b.runs_by_default(e.suffix):
+                    continue
                 for rid in e.ids:
                     out.setdefault(rid, []).append(f"{e.name} ({e.proof})")
             for rid, text in _routed(b, view_only=True):
@@ -63,7 +65,7 @@ def _routed(b, view_only: bool) -> list[tuple[str, str]]:
     out = []
     for r in b.routes:
         e = b.entry(r.through)
-        if e is None or (view_only and not r.view):
+        if e is None or (view_only and not (r.view and b.runs_by_default(e.suffix))):
             continue
         checked = f"; checked: {', '.join(r.checked)}" if r.checked else ""
         for rid in (sorted(set(e.ids) & set(r.ids)) if r.ids else e.ids):

@@ -23,6 +23,7 @@ from ...semantics import floats, intloops
 from ...semantics.values import same_value
 from .. import kernel, symdims
 from . import fold
+from ..elementwise import INT_ROUTE_PROOF
 from ..registry import HALF_CONVERSIONS_CHECKED, CBinding, CCall, CEntry, ConformRule, CRoute, Operator
 from ..signature import TensorSig, dense_and_typed, tensor_shape_violations
 from ...semantics.tensor import TensorValue, size
@@ -501,6 +502,10 @@ def _apply(plan: _Plan, a, b, c, alpha, beta) -> np.ndarray:
     bp = b.T if plan.tb else b
     out_dtype = plan.out
     if plan.acc is None:
+        from ... import c_kernels
+        if c_kernels.default_entry("gemm", out_dtype) is not None:
+            # the proved C kernel of T's width (its record makes it the default): the same bits
+            return _gemm_c(c_kernels, plan, a, b, c, 1, 1)
         # Integers wrap modulo 2^bits (GEMM-R6 makes alpha = beta = 1). Arithmetic modulo 2^bits
         # is a commutative ring, so every summation order gives the same bits: numpy's integer
         # matmul (no BLAS, no rounding) on unsigned views, whose wrap-around is defined in C,
@@ -641,29 +646,43 @@ def gemm_c(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: 
            beta: float = 1.0, trans_a: bool = False, trans_b: bool = False,
            opset: int = LATEST) -> np.ndarray:
     """ONNX Gemm under the SONNX profile in exact mode (GEMM-R7), computed by the C kernel
-    extracted from proofs/gemm_c.mlw, for float types. The same checks and refusals as
-    ``sonnx.gemm``; the same bits as its exact mode. Integer T is not in the C kernels yet:
-    CKernelsUnavailable names ``sonnx.gemm`` for it."""
+    extracted from proofs/gemm_c.mlw. The same checks and refusals as ``sonnx.gemm``; the same
+    bits as its exact mode. Float T: the float32/float64 entries (float16/bfloat16 widened to
+    float32, rounded once to T). Integer T (alpha = beta = 1, GEMM-R6): the uint32/uint64 entries,
+    int32/int64 on their bits (proofs/int_route.mlw's GemmRoute proves that gives the signed
+    wrapped result)."""
     from ... import c_kernels
     plan = check(a, b, c, alpha, beta, trans_a, trans_b, "exact", opset)
-    if plan.acc is None:
-        raise c_kernels.CKernelsUnavailable(f"sonnx C kernels: Gemm on {dtypes.name_of(a.dtype)} is "
-                                            "not in the C kernels (float types only); use sonnx.gemm")
     return _gemm_c(c_kernels, plan, a, b, c, alpha, beta)
+
+
+def _word(dtype: np.dtype) -> np.dtype:
+    """The unsigned C word an integer T runs as (its bits as they are)."""
+    return np.dtype(f"uint{dtype.itemsize * 8}")
 
 
 @fpenv.guarded
 def _gemm_c(c_kernels, plan, a, b, c, alpha, beta, threads=None) -> np.ndarray:
     lib = c_kernels.library()
     ptr = c_kernels.pointer
-    acc = plan.acc
     m, k = (a.shape[1], a.shape[0]) if plan.ta else a.shape
     n = b.shape[0] if plan.tb else b.shape[1]
-    x = np.ascontiguousarray(a, dtype=acc)   # widening float16/bfloat16 -> float32 is exact
-    y = np.ascontiguousarray(b, dtype=acc)
-    cc = None if c is None else np.ascontiguousarray(c, dtype=acc)
+    if plan.acc is None:
+        # integer T on the unsigned kernel of its width, on its bits (native byte order first);
+        # GEMM-R6 has made alpha = beta = 1, which is what the kernel's proof assumes
+        acc = _word(plan.out)
+        x, y = (_unsigned(np.ascontiguousarray(v, dtype=plan.out)) for v in (a, b))
+        cc = None if c is None else _unsigned(np.ascontiguousarray(c, dtype=plan.out))
+        fn = lib.sonnx_gemm_u32 if acc.itemsize == 4 else lib.sonnx_gemm_u64
+        alpha = beta = 1
+    else:
+        acc = plan.acc
+        x = np.ascontiguousarray(a, dtype=acc)   # widening float16/bfloat16 -> float32 is exact
+        y = np.ascontiguousarray(b, dtype=acc)
+        cc = None if c is None else np.ascontiguousarray(c, dtype=acc)
+        fn = lib.sonnx_gemm_f32 if acc.itemsize == 4 else lib.sonnx_gemm_f64
+        alpha, beta = float(alpha), float(beta)
     out = np.empty((m, n), dtype=acc)
-    fn = lib.sonnx_gemm_f32 if acc.itemsize == 4 else lib.sonnx_gemm_f64
     ta = plan.ta
     parts = _gemm_c_threads(m, n, k) if threads is None else max(1, min(int(threads), m))
     # the kernel's register tiles run when neither operand is transposed (gemm_c_tile.mlw; the
@@ -681,7 +700,7 @@ def _gemm_c(c_kernels, plan, a, b, c, alpha, beta, threads=None) -> np.ndarray:
         # the one the proved loop gives it whatever the split (the loop computes every row alone)
         fn(ptr(x[lo:hi]) if parts > 1 else ptr(x), ptr(y),
            None if cc is None else ptr(cc[lo:hi] if parts > 1 else cc), ptr(out[lo:hi]),
-           int(cc is not None), int(ta), int(tb), float(alpha), float(beta), hi - lo, n, k)
+           int(cc is not None), int(ta), int(tb), alpha, beta, hi - lo, n, k)
 
     if parts == 1:
         rows(0, m)
@@ -695,14 +714,17 @@ def _gemm_c(c_kernels, plan, a, b, c, alpha, beta, threads=None) -> np.ndarray:
         rows(cuts[0], cuts[1])
         for w in workers:
             w.join()
+    if plan.acc is None:
+        return out.view(plan.out)           # the words' bits read as T
     with np.errstate(all="ignore"):         # the single final RNE rounding to T (may overflow to inf)
         return out if acc == plan.out else out.astype(plan.out)
 
 
 def _gemm_c_threads(m: int, n: int, k: int) -> int:
     """Threads for one C Gemm call: one per core once the product is large enough to pay for
-    starting them (a thread count never changes the bits, only the time)."""
-    if m < 2 or m * n * k < 1 << 18:
+    starting them: 4M multiply-adds (measured: below that the two threads cost more than they
+    save, 0.34 against 0.20 ms at 100^3 int32); a thread count never changes the bits, only the time."""
+    if m < 2 or m * n * k < 1 << 22:
         return 1
     return max(1, min(os.cpu_count() or 1, m))
 
@@ -720,7 +742,10 @@ def c_call(shapes, dtype, keywords) -> CCall | None:
     computes alpha * s + beta * C with every operation rounded in T (GEMM-R7 exact mode), the
     bits of sonnx.gemm's exact kernel; None for another type (no entry takes it as it is)."""
     from ... import c_kernels
-    entry = next((e for e in C_BINDING.entries if c_kernels.SUFFIX_TYPES.get(e.suffix) == dtype), None)
+    # float entries only: the chain's dispatcher takes Gemm's float32/float64 bodies (the
+    # integer ones run node by node)
+    entry = next((e for e in C_BINDING.entries if e.suffix in ("f32", "f64")
+                  and c_kernels.SUFFIX_TYPES.get(e.suffix) == dtype), None)
     if entry is None:
         return None
     ta, tb = bool(keywords.get("trans_a", False)), bool(keywords.get("trans_b", False))
@@ -732,20 +757,32 @@ def c_call(shapes, dtype, keywords) -> CCall | None:
 
 _C_PROOF = "proofs/gemm_c.mlw"
 _C_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")
+_C_INT_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R6", "GEMM-R7")
 # the entry points, and the clones of proofs/gemm_c_loop.mlw's [gemm_loop] they call (Why3
 # names the second clone gemm_loop1), each with the proof file and module holding the clone
 # and the WhyML function cloned (GemmCLoop's, proved there)
 C_BINDING = CBinding(
     source="gemm_c.c", proof=_C_PROOF, wrapper=gemm_c, call=c_call,
+    # the default kernel runs the integer entries (about 10x numpy's integer matmul at 256 - 512,
+    # benchmarks/bench_gemm_c.py); the float ones stay behind the llvmlite fold, which is faster
+    default=("u32", "u64"),
     # float16/bfloat16 through the float32 entry: A, B, C widened, the float32 exact mode, one
     # final rounding to T (proofs/gemm.mlw's GemmHalf proves that loop is narrow(float32 entry));
     # the two conversions that run are checked, not proved
     routes=(CRoute(("float16", "bfloat16"), "f32", ("proofs/gemm.mlw",), HALF_CONVERSIONS_CHECKED,
-                   theory="GemmHalfRoute", ids=("GEMM-R1", "GEMM-R4", "GEMM-R7")),),
+                   theory="GemmHalfRoute", ids=("GEMM-R1", "GEMM-R4", "GEMM-R7")),
+            # int32/int64 on the unsigned kernels, their bits as they are (wrapping is a ring
+            # homomorphism; proofs/int_route.mlw's GemmRoute proves the signed entry results)
+            *(CRoute((t,), u, (INT_ROUTE_PROOF,), theory="GemmRoute", ids=("GEMM-R6", "GEMM-R7"), view=True)
+              for t, u in (("int32", "u32"), ("int64", "u64")))),
     entries=(CEntry("sonnx_gemm_f32", _C_PROOF, "GemmCFloat32", _C_IDS, _c_args(ctypes.c_float)),
-             CEntry("sonnx_gemm_f64", _C_PROOF, "GemmCFloat64", _C_IDS, _c_args(ctypes.c_double))),
+             CEntry("sonnx_gemm_f64", _C_PROOF, "GemmCFloat64", _C_IDS, _c_args(ctypes.c_double)),
+             *(CEntry(f"sonnx_gemm_u{w}", _C_PROOF, f"GemmCUInt{w}", _C_INT_IDS, _c_args(word))
+               for w, word in ((32, ctypes.c_uint32), (64, ctypes.c_uint64)))),
     internal={"gemm_loop": (_C_PROOF, "GemmCFloat32", "gemm_loop"),
               "gemm_loop1": (_C_PROOF, "GemmCFloat64", "gemm_loop"),
+              "gemm_loop2": (_C_PROOF, "GemmCUInt32", "gemm_loop"),
+              "gemm_loop3": (_C_PROOF, "GemmCUInt64", "gemm_loop"),
               **{f"gemm_{fn}{sfx}": (_C_PROOF, mod, f"gemm_{fn}")
                  for sfx, mod in (("", "GemmCFloat32"), ("1", "GemmCFloat64"))
                  for fn in ("set_cell", "get_cell", "set_row", "elem_steps", "tile_rows", "tile_row", "tiled")}})
@@ -755,7 +792,6 @@ OPERATOR = Operator(
     attributes=ATTRIBUTES, constraints=node_constraints, reference=gemm_reference, kernel=gemm,
     bind=bind,
     spec="spec/gemm.md", proofs=("proofs/gemm.mlw", "proofs/gemm_c_loop.mlw", "proofs/gemm_c_tile.mlw", "proofs/gemm_c.mlw",
-                                 "proofs/gemm_c_int.mlw",
                                  "proofs/gemm_refusal.mlw", "proofs/constraints.mlw", "proofs/gemm_error.mlw",
                                  "proofs/gemm_dot_error.mlw", "proofs/gemm_fold_error.mlw",
                                  "proofs/gemm_fold_ieee.mlw", "proofs/gemm_fold_ieee_link.mlw"),
