@@ -438,7 +438,7 @@ HARNESSES: tuple[Harness, ...] = (
                gemm_fast_case("float16", (1, 3, 1)), gemm_fast_case("bfloat16", (2, 1, 3)),
                gemm_fast_case("float", (3, 2, 2)), gemm_fast_case("double", (1, 3, 1))),
         witnesses=(gemm_fast_case("int64", (1, 3, 1), claim="never wraps"),),
-        what="sonnx.gemm(mode=\"exact\") (compiled fold, numpy) equals gemm_reference bit for bit",
+        what="sonnx.gemm(mode=\"exact\") (floats: the compiled fold, numpy; integers: the proved C) equals gemm_reference bit for bit",
         mode="sampled"),
 )
 
