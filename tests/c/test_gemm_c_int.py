@@ -19,11 +19,10 @@ from onnx import TensorProto, helper
 import sonnx
 from sonnx import c_kernels as ck
 from sonnx.run.session import Session
-from sonnx_dev import extract_c, prove
+from tests.trace.proof_plants import needs_why3, planted, replay, use_planted_c
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_c = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed (tools/setup installs it)")
-needs_why3 = pytest.mark.skipif(shutil.which("why3") is None, reason="why3 not installed")
 TYPES = [(np.int32, TensorProto.INT32, "u32"), (np.int64, TensorProto.INT64, "u64"),
          (np.uint32, TensorProto.UINT32, "u32"), (np.uint64, TensorProto.UINT64, "u64")]
 
@@ -121,6 +120,7 @@ def test_the_proved_engine_runs_integer_gemm_and_matmul(op, dt, elem, suffix):
         assert r["proofs"] == ["proofs/gemm_c.mlw", *via] and "route" not in r
 
 
+# the uint32 kernel's word product (in GemmCUInt32: the uint64 module reads alike)
 PLANT_OLD = "ensures { U.to_int result = S.mul_w (U.to_int x) (U.to_int y) } = U.mul_mod x y"
 PLANT_NEW = "ensures { U.to_int result = S.mul_w (U.to_int x) (U.to_int y) } = U.add_mod x y"
 
@@ -133,37 +133,19 @@ def test_a_fault_planted_in_the_integer_kernel_fails_its_proof_and_changes_what_
     at that function (by the step budgets), and the C extracted from the planted proof, built as
     sonnx builds its kernels, makes the proved engine, the default engine and ``sonnx.gemm`` /
     ``sonnx.matmul`` compute sums instead of products on int32 (the default kernel runs it)."""
-    root = tmp_path / "r"
-    shutil.copytree(ROOT / "proofs", root / "proofs", ignore=shutil.ignore_patterns("*.bak", "__pycache__"))
-    mlw = root / "proofs" / "gemm_c.mlw"
-    text = mlw.read_text()
-    start = text.index("module GemmCUInt32\n")
-    at = text.index(PLANT_OLD, start)
-    assert at < text.index("\nend", start), "the plant's anchor moved in proofs/gemm_c.mlw"
-    mlw.write_text(text[:at] + PLANT_NEW + text[at + len(PLANT_OLD):])
-    monkeypatch.setenv("PATH", f"{ROOT / '.venv' / 'bin'}:{__import__('os').environ['PATH']}")
-    work = root / "build" / "replay"
-    work.mkdir(parents=True)
-    for f in (root / "proofs").glob("*.mlw"):
-        shutil.copy2(f, work / f.name)
-    rep = prove.replay_session(root, "proofs/gemm_c.mlw", work, hang_guard=600)
+    root = planted(tmp_path, "gemm_c", PLANT_OLD, PLANT_NEW, within="GemmCUInt32")
+    rep = replay(root, "gemm_c", monkeypatch)
     assert rep["status"] in ("failed", "obsolete"), rep
     assert any(leaf.startswith("gemm_u32_mul") for leaf in rep["failures"]), rep["failures"]
-    src = tmp_path / "c"
-    shutil.copytree(ROOT / "src" / "sonnx" / "c", src)
-    extract_c.extract(root, "proofs/gemm_c.mlw", src / "gemm_c.c")
-    assert (src / "gemm_c.c").read_text() != (ROOT / "src" / "sonnx" / "c" / "gemm_c.c").read_text()
     a = np.array([[2, 3], [4, 5]], np.int32)
     b = np.array([[7, 11], [13, 17]], np.int32)
     model = product("MatMul", TensorProto.INT32, 2, 2, 2)
     honest = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
-    monkeypatch.setattr(ck, "source_dir", lambda: src)
-    monkeypatch.setenv("SONNX_C_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(ck, "_LIB", None)
-    planted = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
+    use_planted_c(tmp_path, root, "gemm_c", monkeypatch)
+    planted_run = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
     # every product a sum, alpha * t included (alpha = 1): 1 + sum_l (a[i,l] + b[l,j])
     sums = np.array([[1 + sum(int(a[i, l]) + int(b[l, j]) for l in range(2)) for j in range(2)] for i in range(2)])
-    assert np.array_equal(honest, a @ b) and np.array_equal(planted, sums)
+    assert np.array_equal(honest, a @ b) and np.array_equal(planted_run, sums)
     # Gemm's record makes its integer entries the default: the default engine, sonnx.matmul and
     # sonnx.gemm run that C too and compute the planted result; float Gemm (the fold) does not
     assert np.array_equal(Session(model).run(None, {"a": a, "b": b})[0], sums)

@@ -23,7 +23,7 @@ from sonnx.ops.registry import operators
 from sonnx.run import proved
 from sonnx.run.executor import RunError
 from sonnx.run.session import Session
-from sonnx_dev import extract_c, prove
+from tests.trace.proof_plants import planted, replay, use_planted_c
 
 ROOT = Path(__file__).resolve().parents[2]
 E2E = ROOT / "tests" / "e2e" / "models"
@@ -262,36 +262,18 @@ def test_a_fault_planted_in_the_proved_kernel_fails_its_proof_and_changes_what_t
     C extracted from it, built as sonnx builds its kernels, makes the proved engine, the default
     engine and ``sonnx.mul`` compute the sum: they run what the proof is about, not a separate
     implementation."""
-    root = tmp_path / "r"
-    shutil.copytree(ROOT / "proofs", root / "proofs", ignore=shutil.ignore_patterns("*.bak", "__pycache__"))
-    mlw = root / "proofs" / "mul_c.mlw"
-    text = mlw.read_text()
-    f32 = text.index("module MulCFloat32\n")       # the float32 kernel's body comes first in it
-    at = text.index(PLANT_OLD, f32)
-    assert at < text.index("\nend", f32), "the plant's anchor moved in proofs/mul_c.mlw"
-    mlw.write_text(text[:at] + PLANT_NEW + text[at + len(PLANT_OLD):])
-    monkeypatch.setenv("PATH", f"{ROOT / '.venv' / 'bin'}:{__import__('os').environ['PATH']}")
+    root = planted(tmp_path, "mul_c", PLANT_OLD, PLANT_NEW, within="MulCFloat32")
     # 1. the proof gate: the committed session no longer replays on the planted theory
-    work = root / "build" / "replay"
-    work.mkdir(parents=True)
-    for f in (root / "proofs").glob("*.mlw"):
-        shutil.copy2(f, work / f.name)
-    rep = prove.replay_session(root, "proofs/mul_c.mlw", work, hang_guard=600)
+    rep = replay(root, "mul_c", monkeypatch)
     assert rep["status"] in ("failed", "obsolete"), rep
     assert any(leaf.startswith("sonnx_mul_f32") for leaf in rep["failures"]), rep["failures"]
-    # 2. what runs: the C extracted from the planted proof, built as sonnx builds its kernels
-    src = tmp_path / "c"
-    shutil.copytree(ROOT / "src" / "sonnx" / "c", src)
-    extract_c.extract(root, "proofs/mul_c.mlw", src / "mul_c.c")
-    assert (src / "mul_c.c").read_text() != (ROOT / "src" / "sonnx" / "c" / "mul_c.c").read_text()
     model = binary("Mul", TensorProto.FLOAT)
     a, b = np.float32([[1, 2, 3], [4, 5, 6]]), np.float32([[7, 8, 9], [10, 11, 12]])
     honest = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
-    monkeypatch.setattr(c_kernels, "source_dir", lambda: src)
-    monkeypatch.setenv("SONNX_C_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(c_kernels, "_LIB", None)
-    planted = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
-    assert np.array_equal(honest, a * b) and np.array_equal(planted, a + b)
+    # 2. what runs: the C extracted from the planted proof, built as sonnx builds its kernels
+    use_planted_c(tmp_path, root, "mul_c", monkeypatch)
+    planted_run = Session(model, engine="proved").run(None, {"a": a, "b": b})[0]
+    assert np.array_equal(honest, a * b) and np.array_equal(planted_run, a + b)
     # the default engine and sonnx.mul run that C too (Mul's record makes its proved kernels the
     # default for float32): both now compute the sum; float16, which goes through numpy, does not
     assert np.array_equal(Session(model).run(None, {"a": a, "b": b})[0], a + b)

@@ -1,8 +1,9 @@
 """What the planted-fault tests of the proofs share (test_refusal_plants.py, test_conv_plants.py,
-test_gemm_fold_error_plants.py): a copy of proofs/ with one edit, its replay as tools/prove replays
-it (prove.replay_session, the step budgets of prove.steps_config), and the check that every failed
-leaf was stopped by its prover (an answer, or its step limit), never by the clock or by memory
-(issue 32: a failing verdict's reason is the same on every machine)."""
+test_gemm_fold_error_plants.py, the C kernels' "code proved is code run" tests): a copy of proofs/
+with one edit, its replay as tools/prove replays it (prove.replay_session, the step budgets of
+prove.steps_config), the check that every failed leaf was stopped by its prover (an answer, or its
+step limit), never by the clock or by memory (issue 32: a failing verdict's reason is the same on
+every machine), and the C extracted from the planted copy loaded as sonnx loads its kernels."""
 from __future__ import annotations
 
 import os
@@ -19,15 +20,19 @@ needs_why3 = pytest.mark.skipif(shutil.which("why3") is None, reason="why3 not i
 HANG_GUARD_S = 900     # a whole replay: only a guard; the verdicts come from the step budgets
 
 
-def planted(tmp_path: Path, stem: str, old: str, new: str) -> Path:
-    """A copy of proofs/ (theories, config, drivers, the session of ``stem``) with one edit."""
+def planted(tmp_path: Path, stem: str, old: str, new: str, within: str | None = None) -> Path:
+    """A copy of proofs/ (theories, config, drivers, the session of ``stem``) with one edit;
+    ``within``: the name of the module whose body holds the one anchor (the file may hold the
+    same text in other modules, e.g. a float64 clone of the float32 kernel)."""
     root = tmp_path / "r"
     shutil.copytree(REPO / "proofs", root / "proofs",
                     ignore=shutil.ignore_patterns("*.bak", "__pycache__"))
     mlw = root / "proofs" / f"{stem}.mlw"
     text = mlw.read_text()
-    assert text.count(old) == 1, f"the plant's anchor moved in proofs/{stem}.mlw"
-    mlw.write_text(text.replace(old, new))
+    lo = 0 if within is None else text.index(f"module {within}\n")
+    hi = len(text) if within is None else text.index("\nend", lo)
+    assert text[lo:hi].count(old) == 1, f"the plant's anchor moved in proofs/{stem}.mlw"
+    mlw.write_text(text[:lo] + text[lo:hi].replace(old, new) + text[hi:])
     return root
 
 
@@ -77,3 +82,19 @@ def assert_failed_by_steps(root: Path, stem: str, rep: dict, goals: set[str]) ->
 def failed_goals(rep: dict) -> set[str]:
     """The top-level goals with a failed leaf."""
     return set(failed(rep))
+
+
+def use_planted_c(tmp_path: Path, root: Path, stem: str, monkeypatch) -> Path:
+    """The C of ``proofs/<stem>.mlw`` extracted from the planted copy ``root`` into a copy of
+    src/sonnx/c, which sonnx.c_kernels then builds and loads (in a cache of its own) as it builds
+    the committed kernels; the extracted file must differ from the committed one."""
+    from sonnx import c_kernels
+    from sonnx_dev import extract_c
+    src = tmp_path / "c"
+    shutil.copytree(REPO / "src" / "sonnx" / "c", src)
+    extract_c.extract(root, f"proofs/{stem}.mlw", src / f"{stem}.c")
+    assert (src / f"{stem}.c").read_text() != (REPO / "src" / "sonnx" / "c" / f"{stem}.c").read_text()
+    monkeypatch.setattr(c_kernels, "source_dir", lambda: src)
+    monkeypatch.setenv("SONNX_C_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(c_kernels, "_LIB", None)
+    return src
