@@ -17,7 +17,6 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import sonnx
-from sonnx import c_kernels
 from sonnx.cli import main
 from sonnx.ops.registry import operators
 from sonnx.run import proved
