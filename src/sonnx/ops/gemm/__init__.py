@@ -656,11 +656,6 @@ def gemm_c(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: 
     return _gemm_c(c_kernels, plan, a, b, c, alpha, beta)
 
 
-def _word(dtype: np.dtype) -> np.dtype:
-    """The unsigned C word an integer T runs as (its bits as they are)."""
-    return np.dtype(f"uint{dtype.itemsize * 8}")
-
-
 @fpenv.guarded
 def _gemm_c(c_kernels, plan, a, b, c, alpha, beta, threads=None) -> np.ndarray:
     lib = c_kernels.library()
@@ -670,9 +665,9 @@ def _gemm_c(c_kernels, plan, a, b, c, alpha, beta, threads=None) -> np.ndarray:
     if plan.acc is None:
         # integer T on the unsigned kernel of its width, on its bits (native byte order first);
         # GEMM-R6 has made alpha = beta = 1, which is what the kernel's proof assumes
-        acc = _word(plan.out)
         x, y = (_unsigned(np.ascontiguousarray(v, dtype=plan.out)) for v in (a, b))
         cc = None if c is None else _unsigned(np.ascontiguousarray(c, dtype=plan.out))
+        acc = x.dtype                        # the unsigned C word of T's width (_unsigned)
         fn = lib.sonnx_gemm_u32 if acc.itemsize == 4 else lib.sonnx_gemm_u64
         alpha = beta = 1
     else:
