@@ -8,27 +8,44 @@ the schemas in the installed onnx package.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import ml_dtypes
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-# name -> (numpy dtype, is_float, bits, signed)
-_TYPES: dict[str, tuple[np.dtype, bool, int, bool]] = {
-    "float16": (np.dtype(np.float16), True, 16, True),
-    "bfloat16": (np.dtype(ml_dtypes.bfloat16), True, 16, True),
-    "float": (np.dtype(np.float32), True, 32, True),
-    "double": (np.dtype(np.float64), True, 64, True),
-    "int8": (np.dtype(np.int8), False, 8, True),
-    "int16": (np.dtype(np.int16), False, 16, True),
-    "int32": (np.dtype(np.int32), False, 32, True),
-    "int64": (np.dtype(np.int64), False, 64, True),
-    "uint8": (np.dtype(np.uint8), False, 8, False),
-    "uint16": (np.dtype(np.uint16), False, 16, False),
-    "uint32": (np.dtype(np.uint32), False, 32, False),
-    "uint64": (np.dtype(np.uint64), False, 64, False),
+# name -> (is_float, bits, signed); numpy_dtype(name) is its numpy dtype. The table holds no
+# numpy object: the validator reads it, and `sonnx validate` starts without numpy (issue 28)
+_TYPES: dict[str, tuple[bool, int, bool]] = {
+    "float16": (True, 16, True),
+    "bfloat16": (True, 16, True),
+    "float": (True, 32, True),
+    "double": (True, 64, True),
+    "int8": (False, 8, True),
+    "int16": (False, 16, True),
+    "int32": (False, 32, True),
+    "int64": (False, 64, True),
+    "uint8": (False, 8, False),
+    "uint16": (False, 16, False),
+    "uint32": (False, 32, False),
+    "uint64": (False, 64, False),
 }
 NUMERIC_TYPES = frozenset(_TYPES)
-_BY_NUMPY_NAME = {dt.name: name for name, (dt, *_rest) in _TYPES.items()}
+
+
+@lru_cache(maxsize=1)
+def _numpy_types() -> dict[str, np.dtype]:
+    """ONNX name -> numpy dtype (bfloat16: ml_dtypes'), made on the first call."""
+    import ml_dtypes
+    import numpy as np
+    return {name: np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else
+                           {"float": "float32", "double": "float64"}.get(name, name))
+            for name in _TYPES}
+
+
+@lru_cache(maxsize=1)
+def _by_numpy_name() -> dict[str, str]:
+    return {dt.name: name for name, dt in _numpy_types().items()}
+
 
 # Groups the operators' type sets are written with (each operator module holds its own table)
 IEEE_FLOATS = frozenset({"float16", "float", "double"})
@@ -47,30 +64,31 @@ ARITHMETIC_TYPE_SETS = {
 @lru_cache(maxsize=256)  # dtype.name formats a string each time; kernels call this per call
 def name_of(dtype: np.dtype) -> str:
     """ONNX name of a numpy dtype; non-profile dtypes keep their numpy name (e.g. "bool")."""
+    import numpy as np
     dt = np.dtype(dtype)
     native = dt.newbyteorder("=") if dt.byteorder not in ("|", "=") else dt
-    return _BY_NUMPY_NAME.get(native.name, native.name)
+    return _by_numpy_name().get(native.name, native.name)
 
 
 def numpy_dtype(name: str) -> np.dtype:
-    return _TYPES[name][0]
+    return _numpy_types()[name]
 
 
 def is_float(name: str) -> bool:
-    return _TYPES[name][1]
+    return _TYPES[name][0]
 
 
 def bits(name: str) -> int:
-    return _TYPES[name][2]
+    return _TYPES[name][1]
 
 
 def is_signed(name: str) -> bool:
-    return _TYPES[name][3]
+    return _TYPES[name][2]
 
 
 def name_of_tensor_proto(elem_type: int) -> str:
     """ONNX name of a ``TensorProto.DataType`` code (e.g. 1 -> "float")."""
-    from onnx import TensorProto
+    from .onnx_proto import TensorProto   # not onnx's package: `sonnx validate` starts without it
 
     try:
         return TensorProto.DataType.Name(elem_type).lower()

@@ -16,6 +16,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from ..dimnames import DIM, declarations, dims_of, pinnable_names, symbolic_names  # noqa: F401 (pinnable_names: conform's name for it)
 from ..ops import pool, registry
 from . import wire
 
@@ -62,14 +63,13 @@ class Log:
 
 
 # ---------------------------------------------------------------- --dim
-_DIM = re.compile(r"^([^=\s][^=]*)=([+-]?\d+)$")
 
 
 def parse_dims(specs: list[str] | None) -> dict[str, int]:
     """``["batch=2", ...]`` -> {"batch": 2}; ConformError for anything else."""
     out: dict[str, int] = {}
     for spec in specs or ():
-        m = _DIM.match(spec.strip()) if isinstance(spec, str) else None
+        m = DIM.match(spec.strip()) if isinstance(spec, str) else None
         if m is None:
             raise ConformError(f"--dim {spec!r}: expected NAME=SIZE with a positive integer SIZE "
                                "(e.g. --dim batch=2)")
@@ -94,40 +94,6 @@ def check_dims(dims: dict[str, int]) -> dict[str, int]:
                        for k, v in dims.items()])
 
 
-def _declarations(g: onnx.GraphProto):
-    for what, coll in (("graph input", g.input), ("graph output", g.output),
-                       ("value_info", g.value_info)):
-        for vi in coll:
-            yield what, vi
-
-
-def _dims_of(vi: onnx.ValueInfoProto):
-    if vi.type.WhichOneof("value") != "tensor_type" or not vi.type.tensor_type.HasField("shape"):
-        return []
-    return list(vi.type.tensor_type.shape.dim)
-
-
-def symbolic_names(g: onnx.GraphProto) -> list[str]:
-    names: dict[str, None] = {}
-    for _, vi in _declarations(g):
-        for d in _dims_of(vi):
-            if d.WhichOneof("value") == "dim_param" and d.dim_param:
-                names[d.dim_param] = None
-    return list(names)
-
-
-def pinnable_names(g: onnx.GraphProto) -> frozenset[str]:
-    """The named dimensions ``--dim NAME=SIZE`` pins in ``g``: the dim_params its declarations
-    hold in the file (whatever they are called: tf2onnx writes unk__N names too; a name onnx's
-    inference makes up later is in no declaration of the file) that the option can spell."""
-    out = set()
-    for n in symbolic_names(g):
-        m = _DIM.match(f"{n}=1")
-        if m is not None and m.group(1).strip() == n and n.isprintable():
-            out.add(n)
-    return frozenset(out)
-
-
 def pin_dims(model: onnx.ModelProto, dims: dict[str, int], log: Log) -> None:
     """Replace each named symbolic dimension of ``dims`` by its size, in every declaration of the
     main graph. A name the model does not hold is an error (a typo must not pass silently)."""
@@ -141,8 +107,8 @@ def pin_dims(model: onnx.ModelProto, dims: dict[str, int], log: Log) -> None:
     inits = {t.name for t in g.initializer}
     for name, size in dims.items():
         where = []
-        for what, vi in _declarations(g):
-            for axis, d in enumerate(_dims_of(vi)):
+        for what, vi in declarations(g):
+            for axis, d in enumerate(dims_of(vi)):
                 if d.WhichOneof("value") == "dim_param" and d.dim_param == name:
                     d.dim_value = size          # clears dim_param (a oneof)
                     where.append(f"{what} '{vi.name}' axis {axis}")
@@ -157,7 +123,7 @@ def pin_dims(model: onnx.ModelProto, dims: dict[str, int], log: Log) -> None:
             log.blockers.append(Blocker("PROF-R2", f"graph input '{vi.name}' has no shape at all; "
                                         "--dim pins named dimensions only: re-export with a static "
                                         "input shape", tensor=vi.name))
-        for axis, d in enumerate(_dims_of(vi)):
+        for axis, d in enumerate(dims_of(vi)):
             which = d.WhichOneof("value")
             if which == "dim_param" and d.dim_param:
                 log.blockers.append(Blocker("PROF-R2", f"graph input '{vi.name}' axis {axis} is the "

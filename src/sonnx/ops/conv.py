@@ -24,7 +24,7 @@ import itertools
 import math
 from typing import Callable, NamedTuple
 
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 from ..errors import Violation, raise_if_any, shown

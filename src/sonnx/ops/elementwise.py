@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from typing import Callable
 
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 from ..errors import Violation, raise_if_any
@@ -241,8 +241,9 @@ TypeError for non-array inputs and a non-integer opset.
 
 
 # req: @kind:elementwise
-def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -> Callable[..., np.ndarray]:
-    """The numpy kernel of ``op``: every check, then ``ufunc`` on the arrays as they are.
+def numpy_kernel(op: str, prefix: str, latest: int, ufunc: Callable | str, doc: str) -> Callable[..., np.ndarray]:
+    """The numpy kernel of ``op``: every check, then ``ufunc`` on the arrays as they are (a
+    function, or a numpy ufunc's name, looked up at the call: numpy is imported on first use).
 
     The checks run once per distinct call signature (the memo keeps accepted ones); IEEE
     overflow and invalid results are the operator's defined semantics, so their warnings are
@@ -256,11 +257,15 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: np.ufunc, doc: str) -
     stem = op.lower()
 
     def public(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> np.ndarray:
-        return _apply(stem, ufunc, kernel.checked(accepted, check_call, a, b, opset), a, b)
+        return _apply(stem, _function(ufunc), kernel.checked(accepted, check_call, a, b, opset), a, b)
 
     public.__name__ = public.__qualname__ = op.lower()
     public.__doc__ = doc + _REFUSALS
     return kernel.entry(public)
+
+
+def _function(ufunc: Callable | str) -> Callable:
+    return ufunc if not isinstance(ufunc, str) else getattr(np, ufunc)
 
 
 # req: @kind:elementwise
@@ -281,16 +286,18 @@ def _apply(stem: str, ufunc: np.ufunc, quiet: bool, a: np.ndarray, b: np.ndarray
 
 
 # req: @kind:elementwise
-def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
+def binder(op: str, prefix: str, latest: int, ufunc: Callable | str) -> Callable:
     """The ``bind`` of ``op``'s kernel: the kernel's checks once now for arrays like ``a`` and
-    ``b`` (the same refusals), then a function of the arrays alone (see gemm.bind)."""
+    ``b`` (the same refusals), then a function of the arrays alone (see gemm.bind). ``ufunc``
+    as numpy_kernel's."""
     def bind(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> Callable:
         quiet = check(op, prefix, a, b, opset)
+        fn_numpy = _function(ufunc)
         stem = op.lower()
         from .. import c_kernels
         fn = c_kernels.default_entry(stem, a.dtype)
         if fn is None:
-            return lambda a, b: _apply(stem, ufunc, quiet, a, b)
+            return lambda a, b: _apply(stem, fn_numpy, quiet, a, b)
         dtype, call = a.dtype, c_kernels.call_binary
 
         def bound(a, b):
@@ -299,7 +306,7 @@ def binder(op: str, prefix: str, latest: int, ufunc: np.ufunc) -> Callable:
             # goes through _apply, as unbound
             if a.dtype == dtype and b.dtype == dtype:
                 return call(fn, a, b)
-            return _apply(stem, ufunc, quiet, a, b)
+            return _apply(stem, fn_numpy, quiet, a, b)
         return bound
     return bind
 

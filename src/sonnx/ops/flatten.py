@@ -23,7 +23,7 @@ import itertools
 import math
 
 import icontract
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type

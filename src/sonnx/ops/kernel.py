@@ -23,7 +23,7 @@ import struct
 from typing import Callable, Sequence
 
 import icontract
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes, fpenv
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
@@ -110,9 +110,13 @@ def arguments(fn: str, opset: object, arrays: Sequence[tuple[str, object]]
 # (trans_a=1 is accepted, trans_a=1.0 refused, and 1 == 1.0 with one hash). Only the types
 # below take part: their == is value equality, so equal keys mean the same verdict. Refusals
 # are not remembered: they are recomputed (and their messages rebuilt) every time.
-MEMO_SCALARS = frozenset({bool, int, float, str, type(None), np.bool_, np.float16, np.float32,
-                          np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                          np.uint32, np.uint64})
+@functools.lru_cache(maxsize=1)   # made on the first kernel call: the validator imports this module, not numpy
+def memo_scalars() -> frozenset[type]:
+    return frozenset({bool, int, float, str, type(None), np.bool_, np.float16, np.float32,
+                      np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                      np.uint32, np.uint64})
+
+
 MEMO_SIZE = 1024     # bounded: a long-running caller with endless new shapes starts over
 
 
@@ -140,14 +144,15 @@ def clear_memos() -> None:
 
 def memo_key(*args: object) -> tuple | None:
     """Key of a call in a memo of accepted calls; None (no memo) when an argument is neither an
-    ndarray nor of a type in MEMO_SCALARS. An array counts by shape and dtype, anything else by
+    ndarray nor of a type in memo_scalars(). An array counts by shape and dtype, anything else by
     exact type and value."""
     key = []
+    scalars = memo_scalars()
     for x in args:
         t = type(x)
         if t is np.ndarray:
             key.append((x.shape, x.dtype))
-        elif t in MEMO_SCALARS:
+        elif t in scalars:
             key.append((t, x))
         else:
             return None

@@ -10,7 +10,7 @@ Tests: tests/ops/test_matmul.py.
 """
 from __future__ import annotations
 
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 from ..errors import Violation, raise_if_any

@@ -23,7 +23,7 @@ import math
 import struct
 
 import icontract
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type
@@ -251,7 +251,7 @@ def check(x: object, kernel_shape, strides, pads, dilations, ceil_mode, storage_
     return geometry
 
 
-_SIGNED = {2: np.int16, 4: np.int32, 8: np.int64}
+_SIGNED = {2: "int16", 4: "int32", 8: "int64"}     # numpy dtype names: numpy loads on first use
 
 
 def _ordered(bits: np.ndarray) -> np.ndarray:

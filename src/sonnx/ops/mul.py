@@ -12,7 +12,7 @@ import ctypes
 import math
 from fractions import Fraction
 
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 from ..errors import Violation
@@ -85,7 +85,7 @@ mul_reference = elementwise.reference_kernel(OP, PREFIX, LATEST, mul_element, pr
 check = elementwise.checker(OP, PREFIX, LATEST)
 
 # req: MUL-R1, MUL-R3, MUL-R4
-mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, np.multiply, "Element-wise product of two arrays "
+mul = elementwise.numpy_kernel(OP, PREFIX, LATEST, "multiply", "Element-wise product of two arrays "
                                "of the same shape and numeric element type (ONNX Mul).")
 
 
@@ -116,7 +116,7 @@ OPERATOR = Operator(
     name=OP, prefix=PREFIX, kind="elementwise", type_sets=TYPE_SETS, inputs=("A", "B"), optional=(),
     attributes={"broadcast": None}, constraints=node_constraints, reference=mul_reference,
     kernel=mul,
-    bind=elementwise.binder(OP, PREFIX, LATEST, np.multiply),
+    bind=elementwise.binder(OP, PREFIX, LATEST, "multiply"),
     spec="spec/mul.md", proofs=("proofs/mul.mlw", "proofs/mul_half.mlw", "proofs/mul_c.mlw"),
     openvino=(IRLayer("Multiply", 1, 2, broadcast_shape, broadcast_rule_inputs),),
     output_shape=first_shape, comparison="bits", c_binding=C_BINDING,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from ..errors import Violation
 

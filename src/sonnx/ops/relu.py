@@ -13,7 +13,7 @@ import functools
 import itertools
 import math
 
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 from ..errors import Violation, raise_if_any

@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 
 import icontract
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 from ..errors import ProfileViolation, Violation, raise_if_any, wrong_type

@@ -9,7 +9,7 @@ import os
 from typing import NamedTuple
 
 import icontract
-import numpy as np
+from ..deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from .. import dtypes
 

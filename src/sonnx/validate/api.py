@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import time
 
-import onnx
+from .. import onnx_proto as onnx  # onnx's classes and checker without its package start-up
 
 from .. import text
 from . import reader

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 
-import onnx
-from onnx import TensorProto
+from .. import onnx_proto as onnx  # onnx's classes and checker without its package start-up
+TensorProto = onnx.TensorProto
 
-from ..conform.rewrite import pinnable_names
+from ..dimnames import pinnable_names
 from ..profile import shape_violations
 from .report import ONNX_IR, Finding, node_label
 from .types import TypeCache, initializer_sig, sparse_initializer_sig

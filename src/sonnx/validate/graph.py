@@ -16,7 +16,7 @@ Subgraphs (If/Loop/Scan) and function bodies are refused by PROF-R1 and not judg
 the names they read from the main graph count as read."""
 from __future__ import annotations
 
-import onnx
+from .. import onnx_proto as onnx  # onnx's classes and checker without its package start-up
 
 from .report import Finding, node_label
 

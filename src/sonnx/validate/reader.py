@@ -8,10 +8,10 @@ import re
 import time
 from dataclasses import dataclass, field
 
-import onnx
+from .. import onnx_proto as onnx  # onnx's classes and checker without its package start-up
 from google.protobuf.message import DecodeError
 
-from ..conform.rewrite import pinnable_names
+from ..dimnames import pinnable_names
 from .. import text
 from . import declarations, graph, propagate
 from .report import ONNX_CHECKER, ONNX_INFERENCE, ONNX_IR, Finding

@@ -3,8 +3,7 @@
 attributes. No rule is decided here (see sonnx/ops/<op>.py and sonnx.profile)."""
 from __future__ import annotations
 
-import onnx
-from onnx import numpy_helper
+from .. import onnx_proto as onnx  # onnx's classes and checker without its package start-up
 
 from ..errors import Violation
 from ..ops.registry import operators
@@ -65,7 +64,7 @@ class Constants:
                                f"{onnx.helper.tensor_dtype_to_np_dtype(t.data_type)}, not numbers")
         try:
             number = int if t.data_type in _INTEGER_TYPES else float
-            return tuple(number(v) for v in numpy_helper.to_array(t).ravel())
+            return tuple(number(v) for v in onnx.numpy_helper.to_array(t).ravel())
         except Exception as exc:     # external data not found, malformed raw data
             return NotConstant(f"initializer '{name}', whose data cannot be read ({exc})")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-import onnx
+from .. import onnx_proto as onnx  # onnx's classes and checker without its package start-up
 
 from .types import type_proto_of
 

@@ -1,8 +1,8 @@
 """ONNX TypeProto <-> the TensorSig that the operators' constraint functions read."""
 from __future__ import annotations
 
-import onnx
-from onnx import TensorProto
+from .. import onnx_proto as onnx  # onnx's classes and checker without its package start-up
+TensorProto = onnx.TensorProto
 
 from .. import dtypes
 from ..ops.signature import TensorSig

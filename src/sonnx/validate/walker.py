@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterator
 
-import onnx
+from .. import onnx_proto as onnx  # onnx's classes and checker without its package start-up
 
 from ..errors import Violation
 from ..ops.registry import operator_violations, operators

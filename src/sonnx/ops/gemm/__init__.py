@@ -15,7 +15,7 @@ import threading
 from typing import Callable, NamedTuple
 
 import icontract
-import numpy as np
+from ...deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from ... import dtypes, fpenv
 from ...errors import Violation, raise_if_any, shown
@@ -49,8 +49,9 @@ def _is_float32_value(x: object) -> bool:
         return False
     try:
         v = float(x)                        # exact for float32 values; 10**400 overflows
-        with np.errstate(over="ignore"):    # a double beyond float32 becomes inf: not equal
-            return v != v or (float(np.float32(v)) == v and v == x)
+        # floats.round_to: RNE in pure Python (no numpy: the validator runs this), whatever the
+        # FPU's rounding mode; a double beyond float32 becomes inf: not equal
+        return v != v or (floats.round_to("float", v) == v and v == x)
     except (ArithmeticError, ValueError, TypeError):
         return False
 

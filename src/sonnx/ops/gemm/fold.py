@@ -31,7 +31,7 @@ import threading
 import warnings
 from typing import Callable, NamedTuple
 
-import numpy as np
+from ...deferred import numpy as np  # imported on first use: the validator needs no numpy
 
 from ...errors import SlowKernelWarning
 
