@@ -36,6 +36,20 @@ def planted(tmp_path: Path, stem: str, old: str, new: str, within: str | None = 
     return root
 
 
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(folder)): f.read_bytes() for f in sorted(folder.rglob("*"))
+            if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".bak"}
+
+
+def assert_copy_is_the_repository(root: Path) -> None:
+    """The control of a plant test: the copy made without the plant is proofs/ byte for byte,
+    so replaying it would repeat what the proof step (tools/prove) does with the same function
+    and budgets on these very files; a plant's failure then comes from the plant. One control
+    still replays its copy, to show the copy and replay work end to end
+    (test_gemm_error_plants.py, test_refusal_plants.py)."""
+    assert _tree(root / "proofs") == _tree(REPO / "proofs")
+
+
 def replay(root: Path, stem: str, monkeypatch) -> dict:
     monkeypatch.setenv("PATH", f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
     work = prove.fresh_work(root, root / "build" / "replay")
