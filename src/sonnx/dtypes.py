@@ -16,18 +16,8 @@ if TYPE_CHECKING:
 # name -> (is_float, bits, signed); numpy_dtype(name) is its numpy dtype. The table holds no
 # numpy object: the validator reads it, and `sonnx validate` starts without numpy (issue 28)
 _TYPES: dict[str, tuple[bool, int, bool]] = {
-    "float16": (True, 16, True),
-    "bfloat16": (True, 16, True),
-    "float": (True, 32, True),
-    "double": (True, 64, True),
-    "int8": (False, 8, True),
-    "int16": (False, 16, True),
-    "int32": (False, 32, True),
-    "int64": (False, 64, True),
-    "uint8": (False, 8, False),
-    "uint16": (False, 16, False),
-    "uint32": (False, 32, False),
-    "uint64": (False, 64, False),
+    "float16": (True, 16, True), "bfloat16": (True, 16, True), "float": (True, 32, True), "double": (True, 64, True),
+    **{f"{'' if signed else 'u'}int{bits}": (False, bits, signed) for signed in (True, False) for bits in (8, 16, 32, 64)},
 }
 NUMERIC_TYPES = frozenset(_TYPES)
 
