@@ -109,6 +109,16 @@ PLANTS = {
         "if lo <= a && a <= r then FNil else one R1",
         "if lo <= a && a <= r + 1 then FNil else one R1",
         "constraints.Flatten"),
+    "python: Transpose accepts perm entries outside [0, r-1] when distinct": (
+        "src/sonnx/ops/transpose.py",
+        "return len(perm) == rank and sorted(perm) == list(range(rank))",
+        "return len(perm) == rank and len(set(perm)) == rank",
+        "constraints.Transpose"),
+    "theory: Transpose accepts a perm entry r (off by one)": (
+        "proofs/constraints.mlw",
+        "ilen p = r && all_within 0 (r - 1) p && distinct p",
+        "ilen p = r && all_within 0 r p && distinct p",
+        "constraints.Transpose"),
 }
 
 
@@ -120,7 +130,8 @@ def _run(src: Path, tools: Path, proofs: Path, *only: str) -> subprocess.Complet
 
 
 @needs_why3
-@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2")
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2",
+                 "TRANSPOSE-R1", "TRANSPOSE-R2")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -132,7 +143,8 @@ def test_theories_agree_with_the_constraint_functions():
                              ("constraints.Gemm", ("R1", "R2", "R3", "R4", "R5", "R6")),
                              ("constraints.Relu", ("R1", "R2", "R4")),
                              ("constraints.MatMul", ("R1", "R2", "R3", "R4")),
-                             ("constraints.Flatten", ("R1", "R2"))):
+                             ("constraints.Flatten", ("R1", "R2")),
+                             ("constraints.Transpose", ("R1", "R2"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -140,7 +152,8 @@ def test_theories_agree_with_the_constraint_functions():
 
 
 @needs_why3
-@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2")
+@pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2",
+                 "TRANSPOSE-R1", "TRANSPOSE-R2")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

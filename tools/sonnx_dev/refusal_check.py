@@ -343,6 +343,66 @@ def full_flatten_cases(limit: int) -> list[Case]:
     return out
 
 
+# Transpose's perm values that are not a list of integers, and how the model reads them (stated
+# by hand: a bool is not an integer; a list, a tuple or a 1-D integer array of integers is one)
+PERM_OTHERS = ((None, "PNone"), (1, "POther"), ("1 0", "POther"), ((0, True), "POther"),
+               ([1.0, 0.0], "POther"), ([0, None], "POther"), ({0: 1}, "POther"))
+
+
+def signed_ints(values: Iterable[int]) -> str:
+    """A list of integers, negative ones too, as a [tensor.Shape.ints] term."""
+    return ints(f"({int(a)})" for a in values)
+
+
+def _perm_term(p) -> str:
+    return f"(PInts {signed_ints(p)})"
+
+
+def _perms(rng: random.Random, rank: int) -> tuple[object, str]:
+    """A perm for an input of ``rank`` (any rank when it is unknown): a permutation of
+    0..rank-1 (often), one with an entry changed (out of range, negative, repeated), one too
+    short or too long, as a list, a tuple or an int64 array; or a value that is no list of ints."""
+    import numpy as np
+    r = rng.random()
+    if r < 0.12:
+        return rng.choice(PERM_OTHERS)
+    p = list(range(rank))
+    rng.shuffle(p)
+    if r < 0.55:
+        pass
+    elif r < 0.75 and p:
+        i = rng.randrange(len(p))
+        p[i] = rng.choice((rank, rank + 1, -1, -rank, p[rng.randrange(len(p))]))
+    elif r < 0.85:
+        p = p[:-1] if p and rng.random() < 0.5 else p + [rng.choice((0, rank, -1))]
+    else:
+        p = [rng.randrange(-2, 5) for _ in range(rng.randrange(5))]
+    form = rng.random()
+    value = tuple(p) if form < 0.2 else np.array(p, dtype=np.int64) if form < 0.3 else p
+    return value, _perm_term(p)
+
+
+def full_transpose_cases(limit: int) -> list[Case]:
+    """Transpose's constraints: inputs of ranks 0-4 (unknown rank, sparse, symbolic dimensions,
+    every type), perms that are permutations of the rank or not (length, range, repeats), the
+    perm missing or not a list of integers."""
+    from sonnx.ops import transpose
+    rng = random.Random(SEED + 7)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 13, 13, 21, 25))
+        x = _rand_sig(rng)
+        rank = len(x[0]) if x[0] is not None else rng.randrange(5)
+        perm, pt = _perms(rng, rank)
+        version = _version("Transpose", opset)
+        term = f"constraints {version} {_allowed('Transpose', version)} {Terms().sig(*x)} {pt}"
+
+        def python(x=x, opset=opset, perm=perm):
+            return tuple(v.requirement for v in transpose.constraints(_sig(*x), opset=opset, perm=perm))
+        out.append(Case(f"Transpose opset {opset} X{x} perm={perm!r}", term, python))
+    return out
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -352,7 +412,8 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.Gemm": full_gemm_cases(limit),
                                   "constraints.Relu": full_relu_cases(limit // 2),
                                   "constraints.MatMul": full_matmul_cases(limit),
-                                  "constraints.Flatten": full_flatten_cases(limit // 2)}
+                                  "constraints.Flatten": full_flatten_cases(limit // 2),
+                                  "constraints.Transpose": full_transpose_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -382,6 +443,8 @@ USES = {
                            "constraints.MatMulConstraints"],
     "constraints.Flatten": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                             "constraints.FlattenConstraints"],
+    "constraints.Transpose": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                              "constraints.TransposeConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -389,7 +452,8 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.Gemm": ("found", "FNil", "FCons"),
           "constraints.Relu": ("found", "FNil", "FCons"),
           "constraints.MatMul": ("found", "FNil", "FCons"),
-          "constraints.Flatten": ("found", "FNil", "FCons")}
+          "constraints.Flatten": ("found", "FNil", "FCons"),
+          "constraints.Transpose": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
@@ -476,6 +540,8 @@ def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...
         return tuple(f"MATMUL-{r}" for r in rules)
     if theory == "constraints.Flatten":
         return tuple(f"FLATTEN-{r}" for r in rules)
+    if theory == "constraints.Transpose":
+        return tuple(f"TRANSPOSE-{r}" for r in rules)
     from sonnx.ops import registry
     prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
