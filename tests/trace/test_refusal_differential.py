@@ -119,6 +119,16 @@ PLANTS = {
         "ilen p = r && all_within 0 (r - 1) p && distinct p",
         "ilen p = r && all_within 0 r p && distinct p",
         "constraints.Transpose"),
+    "python: Squeeze looks for an axis named twice before normalising": (
+        "src/sonnx/ops/squeeze.py",
+        "if len(set(norm)) != len(norm):",
+        "if len(set(axes)) != len(axes):",
+        "constraints.Squeeze"),
+    "theory: Squeeze-11 reads no negative axis (version off by one)": (
+        "proofs/constraints.mlw",
+        "let r = ilen s in\n    let lo = if version >= 11 then - r else 0 in",
+        "let r = ilen s in\n    let lo = if version > 11 then - r else 0 in",
+        "constraints.Squeeze"),
 }
 
 
@@ -131,7 +141,7 @@ def _run(src: Path, tools: Path, proofs: Path, *only: str) -> subprocess.Complet
 
 @needs_why3
 @pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2",
-                 "TRANSPOSE-R1", "TRANSPOSE-R2")
+                 "TRANSPOSE-R1", "TRANSPOSE-R2", "SQUEEZE-R1", "SQUEEZE-R2", "SQUEEZE-R3")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -144,7 +154,8 @@ def test_theories_agree_with_the_constraint_functions():
                              ("constraints.Relu", ("R1", "R2", "R4")),
                              ("constraints.MatMul", ("R1", "R2", "R3", "R4")),
                              ("constraints.Flatten", ("R1", "R2")),
-                             ("constraints.Transpose", ("R1", "R2"))):
+                             ("constraints.Transpose", ("R1", "R2")),
+                             ("constraints.Squeeze", ("R1", "R2", "R3"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -153,7 +164,7 @@ def test_theories_agree_with_the_constraint_functions():
 
 @needs_why3
 @pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2",
-                 "TRANSPOSE-R1", "TRANSPOSE-R2")
+                 "TRANSPOSE-R1", "TRANSPOSE-R2", "SQUEEZE-R1", "SQUEEZE-R2", "SQUEEZE-R3")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]
