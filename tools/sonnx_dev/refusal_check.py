@@ -412,9 +412,10 @@ AXES_SIGS = (None,) * 8 + (((1,), "int64"), ((2,), "int64"), (("k",), "int64")) 
     ((1,), "int32"), ((1, 1), "int64"), ((), "int64"), (None, "int64"), ((1,), None))
 
 
-def _axes(rng: random.Random, shape, out_rank: int, ones) -> tuple[object, str]:
-    """Axes for an input of ``shape`` whose positions ``ones`` may be named (Squeeze: its
-    dimensions 1; Unsqueeze: every position of the output of rank ``out_rank``): valid ones,
+def _axes(rng: random.Random, out_rank: int, ones, count: int | None = None) -> tuple[object, str]:
+    """Axes (``count`` of them, else any number) for a node whose positions ``ones`` may be
+    named (Squeeze: the input's dimensions 1; Unsqueeze: every position of the output, of rank
+    ``out_rank``), in [0, out_rank - 1] once normalised: valid ones,
     written negative, one out of range (by one), one named twice (or twice once normalised),
     one naming a dimension that is not 1; or a value of another form, or not constant."""
     from sonnx.ops.signature import NotConstant
@@ -425,15 +426,15 @@ def _axes(rng: random.Random, shape, out_rank: int, ones) -> tuple[object, str]:
         return NotConstant("a graph input"), "AxsNotConst"
     n = out_rank
     pool = list(ones) or list(range(max(n, 1)))
-    a = rng.sample(pool, rng.randrange(1, len(pool) + 1)) if pool else [0]
+    a = rng.sample(pool, count or rng.randrange(1, len(pool) + 1))
     a = [k - n if n and rng.random() < 0.3 else k for k in a]
     r = rng.random()
-    if r < 0.15:
-        a[rng.randrange(len(a))] = rng.choice((n, -n - 1, n + 1, -1))
-    elif r < 0.25:
+    if r < 0.2:               # out by one at either end (most often), by two, or -1
+        a[rng.randrange(len(a))] = rng.choice((n, n, -n - 1, -n - 1, n + 1, -1))
+    elif r < 0.3:
         k = a[rng.randrange(len(a))]
         a.append(rng.choice((k, k - n if k >= 0 else k + n)))
-    elif r < 0.35:
+    elif r < 0.4:
         a[rng.randrange(len(a))] = rng.randrange(max(n, 1))
     return tuple(a), f"(AxsInts {signed_ints(a)})"
 
@@ -453,14 +454,17 @@ def _squeeze_like_cases(op: str, seed: int, limit: int) -> list[Case]:
         x = _rand_sig(rng)
         if x[0] is not None and rng.random() < 0.6:    # dimensions 1 to squeeze
             x = (tuple(1 if rng.random() < 0.5 else d for d in x[0]),) + x[1:]
+        if op == "Unsqueeze" and x[0] is not None and rng.random() < 0.5:    # a static shape
+            x = (tuple(d if isinstance(d, int) else 2 for d in x[0]),) + x[1:]
         shape = x[0] or ()
         if op == "Squeeze":
-            n = len(shape)
+            n, count = len(shape), None
             ones = [k for k, d in enumerate(shape) if d == 1]
         else:
-            n = len(shape) + rng.randrange(1, 3)
+            count = rng.randrange(1, 4)
+            n = len(shape) + count
             ones = list(range(n))
-        axes, at = _axes(rng, shape, n, ones)
+        axes, at = _axes(rng, n, ones, count)
         axes_sig = rng.choice(AXES_SIGS)
         attribute = rng.choice((None,) * 6 + ([0],))
         version = _version(op, opset)
@@ -486,6 +490,15 @@ def full_squeeze_cases(limit: int) -> list[Case]:
     return _squeeze_like_cases("Squeeze", SEED + 8, limit)
 
 
+def full_unsqueeze_cases(limit: int) -> list[Case]:
+    """Unsqueeze's constraints: inputs of ranks 0-4 (unknown rank, sparse, symbolic dimensions,
+    every type), 1-3 axes for the output's rank (the input's plus theirs), in range or one
+    past, negative before and from version 11, repeated (also once normalised), empty, not a
+    tuple of integers, not constant; from version 13 the axes input's signature and an axes
+    attribute."""
+    return _squeeze_like_cases("Unsqueeze", SEED + 9, limit)
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -497,7 +510,8 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.MatMul": full_matmul_cases(limit),
                                   "constraints.Flatten": full_flatten_cases(limit // 2),
                                   "constraints.Transpose": full_transpose_cases(limit),
-                                  "constraints.Squeeze": full_squeeze_cases(limit)}
+                                  "constraints.Squeeze": full_squeeze_cases(limit),
+                                  "constraints.Unsqueeze": full_unsqueeze_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -531,6 +545,8 @@ USES = {
                               "constraints.TransposeConstraints"],
     "constraints.Squeeze": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                             "constraints.AxesForm", "constraints.SqueezeConstraints"],
+    "constraints.Unsqueeze": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                              "constraints.AxesForm", "constraints.UnsqueezeConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -540,7 +556,8 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.MatMul": ("found", "FNil", "FCons"),
           "constraints.Flatten": ("found", "FNil", "FCons"),
           "constraints.Transpose": ("found", "FNil", "FCons"),
-          "constraints.Squeeze": ("found", "FNil", "FCons")}
+          "constraints.Squeeze": ("found", "FNil", "FCons"),
+          "constraints.Unsqueeze": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
@@ -631,6 +648,8 @@ def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...
         return tuple(f"TRANSPOSE-{r}" for r in rules)
     if theory == "constraints.Squeeze":
         return tuple(f"SQUEEZE-{r}" for r in rules)
+    if theory == "constraints.Unsqueeze":
+        return tuple(f"UNSQUEEZE-{r}" for r in rules)
     from sonnx.ops import registry
     prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
