@@ -343,6 +343,162 @@ def full_flatten_cases(limit: int) -> list[Case]:
     return out
 
 
+# Transpose's perm values that are not a list of integers, and how the model reads them (stated
+# by hand: a bool is not an integer; a list, a tuple or a 1-D integer array of integers is one)
+PERM_OTHERS = ((None, "PNone"), (1, "POther"), ("1 0", "POther"), ((0, True), "POther"),
+               ([1.0, 0.0], "POther"), ([0, None], "POther"), ({0: 1}, "POther"))
+
+
+def signed_ints(values: Iterable[int]) -> str:
+    """A list of integers, negative ones too, as a [tensor.Shape.ints] term."""
+    return ints(f"({int(a)})" for a in values)
+
+
+def _perm_term(p) -> str:
+    return f"(PInts {signed_ints(p)})"
+
+
+def _perms(rng: random.Random, rank: int) -> tuple[object, str]:
+    """A perm for an input of ``rank`` (any rank when it is unknown): a permutation of
+    0..rank-1 (often), one with an entry changed (out of range, negative, repeated), one too
+    short or too long, as a list, a tuple or an int64 array; or a value that is no list of ints."""
+    import numpy as np
+    r = rng.random()
+    if r < 0.12:
+        return rng.choice(PERM_OTHERS)
+    p = list(range(rank))
+    rng.shuffle(p)
+    if r < 0.55:
+        pass
+    elif r < 0.75 and p:
+        i = rng.randrange(len(p))
+        p[i] = rng.choice((rank, rank + 1, -1, -rank, p[rng.randrange(len(p))]))
+    elif r < 0.85:
+        p = p[:-1] if p and rng.random() < 0.5 else p + [rng.choice((0, rank, -1))]
+    else:
+        p = [rng.randrange(-2, 5) for _ in range(rng.randrange(5))]
+    form = rng.random()
+    value = tuple(p) if form < 0.2 else np.array(p, dtype=np.int64) if form < 0.3 else p
+    return value, _perm_term(p)
+
+
+def full_transpose_cases(limit: int) -> list[Case]:
+    """Transpose's constraints: inputs of ranks 0-4 (unknown rank, sparse, symbolic dimensions,
+    every type), perms that are permutations of the rank or not (length, range, repeats), the
+    perm missing or not a list of integers."""
+    from sonnx.ops import transpose
+    rng = random.Random(SEED + 7)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 13, 13, 21, 25))
+        x = _rand_sig(rng)
+        rank = len(x[0]) if x[0] is not None else rng.randrange(5)
+        perm, pt = _perms(rng, rank)
+        version = _version("Transpose", opset)
+        term = f"constraints {version} {_allowed('Transpose', version)} {Terms().sig(*x)} {pt}"
+
+        def python(x=x, opset=opset, perm=perm):
+            return tuple(v.requirement for v in transpose.constraints(_sig(*x), opset=opset, perm=perm))
+        out.append(Case(f"Transpose opset {opset} X{x} perm={perm!r}", term, python))
+    return out
+
+
+# Squeeze/Unsqueeze axes that are not a non-empty tuple of integers, and how the model reads
+# them (stated by hand: a list is not the tuple the validator passes; a bool is not an integer)
+AXES_OTHERS = ((None, "AxsNone"), ((), "(AxsInts Nil)"), ([0], "AxsOther"), (0, "AxsOther"),
+               ((0, True), "AxsOther"), ((1.0,), "AxsOther"), ("0", "AxsOther"))
+# the axes input's signature (from version 13): (shape, element type) or None (no such input)
+AXES_SIGS = (None,) * 8 + (((1,), "int64"), ((2,), "int64"), (("k",), "int64")) * 2 + (
+    ((1,), "int32"), ((1, 1), "int64"), ((), "int64"), (None, "int64"), ((1,), None))
+
+
+def _axes(rng: random.Random, out_rank: int, ones, count: int | None = None) -> tuple[object, str]:
+    """Axes (``count`` of them, else any number) for a node whose positions ``ones`` may be
+    named (Squeeze: the input's dimensions 1; Unsqueeze: every position of the output, of rank
+    ``out_rank``), in [0, out_rank - 1] once normalised: valid ones,
+    written negative, one out of range (by one), one named twice (or twice once normalised),
+    one naming a dimension that is not 1; or a value of another form, or not constant."""
+    from sonnx.ops.signature import NotConstant
+    r = rng.random()
+    if r < 0.1:
+        return rng.choice(AXES_OTHERS)
+    if r < 0.14:
+        return NotConstant("a graph input"), "AxsNotConst"
+    n = out_rank
+    pool = list(ones) or list(range(max(n, 1)))
+    a = rng.sample(pool, count or rng.randrange(1, len(pool) + 1))
+    a = [k - n if n and rng.random() < 0.3 else k for k in a]
+    r = rng.random()
+    if r < 0.2:               # out by one at either end (most often), by two, or -1
+        a[rng.randrange(len(a))] = rng.choice((n, n, -n - 1, -n - 1, n + 1, -1))
+    elif r < 0.3:
+        k = a[rng.randrange(len(a))]
+        a.append(rng.choice((k, k - n if k >= 0 else k + n)))
+    elif r < 0.4:
+        a[rng.randrange(len(a))] = rng.randrange(max(n, 1))
+    return tuple(a), f"(AxsInts {signed_ints(a)})"
+
+
+def _axes_sig_term(t: Terms, s) -> str:
+    return "NoAxesSig" if s is None else f"(AxesSig {t.sig(s[0], s[1], False)})"
+
+
+def _squeeze_like_cases(op: str, seed: int, limit: int) -> list[Case]:
+    from sonnx.ops import squeeze, unsqueeze
+    from sonnx.ops.signature import NotConstant
+    module = {"Squeeze": squeeze, "Unsqueeze": unsqueeze}[op]
+    rng = random.Random(seed)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 11, 13, 13, 21, 25))
+        x = _rand_sig(rng)
+        if x[0] is not None and rng.random() < 0.6:    # dimensions 1 to squeeze
+            x = (tuple(1 if rng.random() < 0.5 else d for d in x[0]),) + x[1:]
+        if op == "Unsqueeze" and x[0] is not None and rng.random() < 0.5:    # a static shape
+            x = (tuple(d if isinstance(d, int) else 2 for d in x[0]),) + x[1:]
+        shape = x[0] or ()
+        if op == "Squeeze":
+            n, count = len(shape), None
+            ones = [k for k, d in enumerate(shape) if d == 1]
+        else:
+            count = rng.randrange(1, 4)
+            n = len(shape) + count
+            ones = list(range(n))
+        axes, at = _axes(rng, n, ones, count)
+        axes_sig = rng.choice(AXES_SIGS)
+        attribute = rng.choice((None,) * 6 + ([0],))
+        version = _version(op, opset)
+        t = Terms()
+        term = (f"constraints {version} {_allowed(op, version)} {t.sig(*x)} {at} "
+                f"{_axes_sig_term(t, axes_sig)} {'false' if attribute is None else 'true'}")
+
+        def python(x=x, opset=opset, axes=axes, axes_sig=axes_sig, attribute=attribute):
+            return tuple(v.requirement for v in module.constraints(
+                _sig(*x), opset=opset, axes=axes, axes_sig=None if axes_sig is None else _sig(*axes_sig),
+                axes_attribute=attribute))
+        shown = axes if not isinstance(axes, NotConstant) else "NotConstant"
+        out.append(Case(f"{op} opset {opset} X{x} axes={shown!r} axes input {axes_sig} "
+                        f"axes attribute={attribute}", term, python))
+    return out
+
+
+def full_squeeze_cases(limit: int) -> list[Case]:
+    """Squeeze's constraints: inputs of ranks 0-4 with dimensions 1 (unknown rank, sparse,
+    symbolic dimensions, every type), axes naming dimensions 1 or not, in range or one past,
+    negative before and from version 11, repeated (also once normalised), empty, not a tuple of
+    integers, not constant; from version 13 the axes input's signature and an axes attribute."""
+    return _squeeze_like_cases("Squeeze", SEED + 8, limit)
+
+
+def full_unsqueeze_cases(limit: int) -> list[Case]:
+    """Unsqueeze's constraints: inputs of ranks 0-4 (unknown rank, sparse, symbolic dimensions,
+    every type), 1-3 axes for the output's rank (the input's plus theirs), in range or one
+    past, negative before and from version 11, repeated (also once normalised), empty, not a
+    tuple of integers, not constant; from version 13 the axes input's signature and an axes
+    attribute."""
+    return _squeeze_like_cases("Unsqueeze", SEED + 9, limit)
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -352,7 +508,10 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.Gemm": full_gemm_cases(limit),
                                   "constraints.Relu": full_relu_cases(limit // 2),
                                   "constraints.MatMul": full_matmul_cases(limit),
-                                  "constraints.Flatten": full_flatten_cases(limit // 2)}
+                                  "constraints.Flatten": full_flatten_cases(limit // 2),
+                                  "constraints.Transpose": full_transpose_cases(limit),
+                                  "constraints.Squeeze": full_squeeze_cases(limit),
+                                  "constraints.Unsqueeze": full_unsqueeze_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -382,6 +541,12 @@ USES = {
                            "constraints.MatMulConstraints"],
     "constraints.Flatten": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                             "constraints.FlattenConstraints"],
+    "constraints.Transpose": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                              "constraints.TransposeConstraints"],
+    "constraints.Squeeze": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                            "constraints.AxesForm", "constraints.SqueezeConstraints"],
+    "constraints.Unsqueeze": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                              "constraints.AxesForm", "constraints.UnsqueezeConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -389,7 +554,10 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.Gemm": ("found", "FNil", "FCons"),
           "constraints.Relu": ("found", "FNil", "FCons"),
           "constraints.MatMul": ("found", "FNil", "FCons"),
-          "constraints.Flatten": ("found", "FNil", "FCons")}
+          "constraints.Flatten": ("found", "FNil", "FCons"),
+          "constraints.Transpose": ("found", "FNil", "FCons"),
+          "constraints.Squeeze": ("found", "FNil", "FCons"),
+          "constraints.Unsqueeze": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
@@ -476,6 +644,12 @@ def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...
         return tuple(f"MATMUL-{r}" for r in rules)
     if theory == "constraints.Flatten":
         return tuple(f"FLATTEN-{r}" for r in rules)
+    if theory == "constraints.Transpose":
+        return tuple(f"TRANSPOSE-{r}" for r in rules)
+    if theory == "constraints.Squeeze":
+        return tuple(f"SQUEEZE-{r}" for r in rules)
+    if theory == "constraints.Unsqueeze":
+        return tuple(f"UNSQUEEZE-{r}" for r in rules)
     from sonnx.ops import registry
     prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
