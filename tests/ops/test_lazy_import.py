@@ -31,3 +31,16 @@ def test_validate_is_loaded_on_first_use_and_stays_the_function():
     assert "sonnx.validate" in _loaded_after(code)
     # the validator reads models through onnx's classes, not onnx's package (sonnx/onnx_proto.py)
     assert "onnx" not in _loaded_after("from sonnx import validate")
+
+
+def test_numpy_is_deferred_then_the_real_module_in_every_operator_module():
+    """sonnx/deferred.py: the operator modules hold a stand-in until a kernel first asks numpy for
+    a name; then each holds numpy itself (so a monkeypatch of numpy reaches the kernels)."""
+    code = ("import sys\nfrom sonnx.ops.registry import operators\nops = operators()\n"
+            "mods = [m for n, m in sys.modules.items() if n.startswith('sonnx.ops.')]\n"
+            "assert 'numpy' not in sys.modules and all(type(m.np).__name__ == 'Deferred' for m in mods if hasattr(m, 'np'))\n"
+            "import numpy, sonnx\nx = numpy.ones(3, numpy.float32)\nsonnx.mul(x, x)\n"
+            "assert all(m.np is numpy for m in mods if hasattr(m, 'np')), [m.__name__ for m in mods if m.np is not numpy]\n"
+            "from sonnx import deferred\nassert deferred.numpy is numpy")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
