@@ -256,8 +256,13 @@ def numpy_kernel(op: str, prefix: str, latest: int, ufunc: Callable | str, doc: 
 
     stem = op.lower()
 
+    resolved = None         # the function, looked up on the first call (not on each)
+
     def public(a: np.ndarray, b: np.ndarray, *, opset: int = latest) -> np.ndarray:
-        return _apply(stem, _function(ufunc), kernel.checked(accepted, check_call, a, b, opset), a, b)
+        nonlocal resolved
+        if resolved is None:
+            resolved = _function(ufunc)
+        return _apply(stem, resolved, kernel.checked(accepted, check_call, a, b, opset), a, b)
 
     public.__name__ = public.__qualname__ = op.lower()
     public.__doc__ = doc + _REFUSALS

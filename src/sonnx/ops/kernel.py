@@ -110,11 +110,17 @@ def arguments(fn: str, opset: object, arrays: Sequence[tuple[str, object]]
 # (trans_a=1 is accepted, trans_a=1.0 refused, and 1 == 1.0 with one hash). Only the types
 # below take part: their == is value equality, so equal keys mean the same verdict. Refusals
 # are not remembered: they are recomputed (and their messages rebuilt) every time.
-@functools.lru_cache(maxsize=1)   # made on the first kernel call: the validator imports this module, not numpy
+_MEMO_SCALARS: frozenset[type] = frozenset()
+
+
 def memo_scalars() -> frozenset[type]:
-    return frozenset({bool, int, float, str, type(None), np.bool_, np.float16, np.float32,
-                      np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                      np.uint32, np.uint64})
+    """Made on the first kernel call (the validator imports this module, not numpy), then kept."""
+    global _MEMO_SCALARS
+    if not _MEMO_SCALARS:
+        _MEMO_SCALARS = frozenset({bool, int, float, str, type(None), np.bool_, np.float16, np.float32,
+                                   np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                   np.uint16, np.uint32, np.uint64})
+    return _MEMO_SCALARS
 
 
 MEMO_SIZE = 1024     # bounded: a long-running caller with endless new shapes starts over
@@ -147,7 +153,7 @@ def memo_key(*args: object) -> tuple | None:
     ndarray nor of a type in memo_scalars(). An array counts by shape and dtype, anything else by
     exact type and value."""
     key = []
-    scalars = memo_scalars()
+    scalars = _MEMO_SCALARS or memo_scalars()
     for x in args:
         t = type(x)
         if t is np.ndarray:
