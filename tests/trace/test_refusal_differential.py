@@ -139,6 +139,26 @@ PLANTS = {
         "if not (all_within lo (out - 1) a) then one R2",
         "if not (all_within lo out a) then one R2",
         "constraints.Unsqueeze"),
+    "python: Reshape accepts two -1 entries": (
+        "src/sonnx/ops/reshape.py",
+        "if shape.count(-1) > 1:",
+        "if shape.count(-1) > 2:",
+        "constraints.Reshape"),
+    "python: Reshape-14 reads an unwritten allowzero as 0": (
+        "src/sonnx/ops/reshape.py",
+        "    if zero is None and 0 in shape:",
+        "    if zero is None and 0 in shape and False:",
+        "constraints.Reshape"),
+    "theory: Reshape accepts two -1 entries": (
+        "proofs/constraints.mlw",
+        "else if count (-1) l > 1 then false",
+        "else if count (-1) l > 2 then false",
+        "constraints.Reshape"),
+    "theory: Reshape checks no element count when nothing is inferred": (
+        "proofs/constraints.mlw",
+        "          else prod c = n\n",
+        "          else true\n",
+        "constraints.Reshape"),
 }
 
 
@@ -161,6 +181,7 @@ def _disagreements(stdout: str) -> int:
 @pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2")
 @pytest.mark.req("TRANSPOSE-R1", "TRANSPOSE-R2", "SQUEEZE-R1", "SQUEEZE-R2", "SQUEEZE-R3")
 @pytest.mark.req("UNSQUEEZE-R1", "UNSQUEEZE-R2", "UNSQUEEZE-R3")
+@pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -175,7 +196,8 @@ def test_theories_agree_with_the_constraint_functions():
                              ("constraints.Flatten", ("R1", "R2")),
                              ("constraints.Transpose", ("R1", "R2")),
                              ("constraints.Squeeze", ("R1", "R2", "R3")),
-                             ("constraints.Unsqueeze", ("R1", "R2", "R3"))):
+                             ("constraints.Unsqueeze", ("R1", "R2", "R3")),
+                             ("constraints.Reshape", ("R1", "R2", "R3"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -186,6 +208,7 @@ def test_theories_agree_with_the_constraint_functions():
 @pytest.mark.req("@kind:elementwise", "GEMM-R1", "GEMM-R2", "GEMM-R3", "GEMM-R4", "GEMM-R5", "GEMM-R6", "RELU-R1", "RELU-R2", "RELU-R4", "MATMUL-R1", "MATMUL-R2", "MATMUL-R3", "MATMUL-R4", "FLATTEN-R1", "FLATTEN-R2")
 @pytest.mark.req("TRANSPOSE-R1", "TRANSPOSE-R2", "SQUEEZE-R1", "SQUEEZE-R2", "SQUEEZE-R3")
 @pytest.mark.req("UNSQUEEZE-R1", "UNSQUEEZE-R2", "UNSQUEEZE-R3")
+@pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

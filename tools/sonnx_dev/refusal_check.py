@@ -499,6 +499,95 @@ def full_unsqueeze_cases(limit: int) -> list[Case]:
     return _squeeze_like_cases("Unsqueeze", SEED + 9, limit)
 
 
+# Reshape's allowzero values and how the model reads them: an integer (a bool is not one), or
+# a value refused by every version (a bool, a float other than 0, a string)
+ALLOWZEROS = ((None, "AzNone"),) * 4 + ((0, "(AzInt 0)"),) * 4 + (
+    (1, "(AzInt 1)"), (1, "(AzInt 1)"), (2, "(AzInt 2)"), (-1, "(AzInt (-1))"),
+    (True, "AzOther"), (False, "AzOther"), (1.0, "AzOther"), ("1", "AzOther"))
+RESHAPE_OTHERS = ((None, "ShNone"), ([2, 3], "ShOther"), ((2, True), "ShOther"), ((1.0,), "ShOther"),
+                  ("6", "ShOther"))
+
+
+def _reshape_shape(rng: random.Random, dims) -> tuple[object, str]:
+    """A shape operand for an input of dimensions ``dims``: one that resolves (the element count
+    whole, split, the input's own, 0 entries copying, one -1), or one that does not (a factor too
+    many, two -1, an entry below -1, a 0 past the input's rank, a -1 beside a 0 size); or a value
+    of another form, or not constant."""
+    from sonnx.ops.signature import NotConstant
+    r = rng.random()
+    if r < 0.08:
+        return rng.choice(RESHAPE_OTHERS)
+    if r < 0.12:
+        return NotConstant("a graph input"), "ShNotConst"
+    static = [d if isinstance(d, int) and not isinstance(d, bool) else 2 for d in (dims or ())]
+    n = 1
+    for d in static:
+        n *= d
+    kind = rng.randrange(10)
+    if kind == 0:
+        shape = [n]
+    elif kind == 1:
+        shape = list(static)
+    elif kind == 2:
+        shape = [0 if rng.random() < 0.5 else d for d in static] or [n]
+    elif kind == 3:
+        shape = list(static) + [1]
+        shape[rng.randrange(len(shape))] = -1
+    elif kind == 4:
+        shape = [-1] if rng.random() < 0.5 else [-1, rng.choice((1, 2, 3))]
+    elif kind == 5:
+        shape = list(static) + [rng.choice((2, 3))]
+    elif kind == 6:
+        shape = [-1, -1] + static[2:]
+    elif kind == 7:
+        shape = list(static) + [rng.choice((-2, -3))]
+    elif kind == 8:
+        shape = list(static) + [0]
+    else:
+        shape = [rng.choice((0, 1, 2, 3, 4, 6, -1)) for _ in range(rng.randrange(4))]
+    if kind in (0, 4, 9):
+        rng.shuffle(shape)
+    return tuple(shape), f"(ShInts {signed_ints(shape)})"
+
+
+def full_reshape_cases(limit: int) -> list[Case]:
+    """Reshape's constraints: inputs of ranks 0-4 (mostly static; unknown rank, sparse, symbolic
+    dimensions, every type), shapes that resolve or not (every branch of ``resolve``), of
+    another form, not constant; allowzero not written, 0, 1, other integers, not an integer,
+    before and from version 14; the shape input's signature; consumed_inputs and a shape
+    attribute."""
+    from sonnx.ops import reshape
+    from sonnx.ops.signature import NotConstant
+    rng = random.Random(SEED + 10)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 5, 13, 14, 14, 21, 25))
+        x = _rand_sig(rng)
+        if x[0] is not None and rng.random() < 0.7:        # a static shape
+            x = (tuple(d if isinstance(d, int) else rng.choice((1, 2, 3)) for d in x[0]),) + x[1:]
+        shape, st = _reshape_shape(rng, x[0])
+        shape_sig = rng.choice(AXES_SIGS)
+        allowzero, at = rng.choice(ALLOWZEROS)
+        consumed = rng.choice((None,) * 10 + ([0],))
+        attribute = rng.choice((None,) * 10 + ([1],))
+        version = _version("Reshape", opset)
+        t = Terms()
+        term = (f"constraints {version} {_allowed('Reshape', version)} {t.sig(*x)} {st} "
+                f"{_axes_sig_term(t, shape_sig)} {at} {'false' if consumed is None else 'true'} "
+                f"{'false' if attribute is None else 'true'}")
+
+        def python(x=x, opset=opset, shape=shape, shape_sig=shape_sig, allowzero=allowzero,
+                   consumed=consumed, attribute=attribute):
+            return tuple(v.requirement for v in reshape.constraints(
+                _sig(*x), opset=opset, shape=shape, shape_sig=None if shape_sig is None else _sig(*shape_sig),
+                allowzero=allowzero, consumed_inputs=consumed, shape_attribute=attribute))
+        shown = shape if not isinstance(shape, NotConstant) else "NotConstant"
+        out.append(Case(f"Reshape opset {opset} X{x} shape={shown!r} shape input {shape_sig} "
+                        f"allowzero={allowzero!r} consumed_inputs={consumed} shape attribute={attribute}",
+                        term, python))
+    return out
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -511,7 +600,8 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.Flatten": full_flatten_cases(limit // 2),
                                   "constraints.Transpose": full_transpose_cases(limit),
                                   "constraints.Squeeze": full_squeeze_cases(limit),
-                                  "constraints.Unsqueeze": full_unsqueeze_cases(limit)}
+                                  "constraints.Unsqueeze": full_unsqueeze_cases(limit),
+                                  "constraints.Reshape": full_reshape_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -547,6 +637,8 @@ USES = {
                             "constraints.AxesForm", "constraints.SqueezeConstraints"],
     "constraints.Unsqueeze": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                               "constraints.AxesForm", "constraints.UnsqueezeConstraints"],
+    "constraints.Reshape": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                            "constraints.AxesForm", "constraints.ReshapeConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -557,7 +649,8 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.Flatten": ("found", "FNil", "FCons"),
           "constraints.Transpose": ("found", "FNil", "FCons"),
           "constraints.Squeeze": ("found", "FNil", "FCons"),
-          "constraints.Unsqueeze": ("found", "FNil", "FCons")}
+          "constraints.Unsqueeze": ("found", "FNil", "FCons"),
+          "constraints.Reshape": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
@@ -650,6 +743,8 @@ def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...
         return tuple(f"SQUEEZE-{r}" for r in rules)
     if theory == "constraints.Unsqueeze":
         return tuple(f"UNSQUEEZE-{r}" for r in rules)
+    if theory == "constraints.Reshape":
+        return tuple(f"RESHAPE-{r}" for r in rules)
     from sonnx.ops import registry
     prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
