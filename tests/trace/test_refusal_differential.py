@@ -159,6 +159,26 @@ PLANTS = {
         "          else prod c = n\n",
         "          else true\n",
         "constraints.Reshape"),
+    "python: Pad accepts a pad of -1": (
+        "src/sonnx/ops/pad.py",
+        "negative = [int(p) for p in pads if p < 0]",
+        "negative = [int(p) for p in pads if p < -1]",
+        "constraints.Pad"),
+    "python: Pad reads mode wrap as constant": (
+        "src/sonnx/ops/pad.py",
+        "if mode is None or mode == CONSTANT_MODE:",
+        "if mode is None or mode in (CONSTANT_MODE, \"wrap\"):",
+        "constraints.Pad"),
+    "theory: Pad accepts more than 2n pads": (
+        "proofs/constraints.mlw",
+        "if ilen l <> 2 * ilen n then one R1",
+        "if ilen l < 2 * ilen n then one R1",
+        "constraints.Pad"),
+    "theory: Pad-11's constant_value of another element type passes": (
+        "proofs/constraints.mlw",
+        "| Elem e -> (match elem_of t with Elem f -> f = e | NoElem -> false end) end)",
+        "| Elem _ -> true end)",
+        "constraints.Pad"),
 }
 
 
@@ -182,6 +202,7 @@ def _disagreements(stdout: str) -> int:
 @pytest.mark.req("TRANSPOSE-R1", "TRANSPOSE-R2", "SQUEEZE-R1", "SQUEEZE-R2", "SQUEEZE-R3")
 @pytest.mark.req("UNSQUEEZE-R1", "UNSQUEEZE-R2", "UNSQUEEZE-R3")
 @pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3")
+@pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -197,7 +218,8 @@ def test_theories_agree_with_the_constraint_functions():
                              ("constraints.Transpose", ("R1", "R2")),
                              ("constraints.Squeeze", ("R1", "R2", "R3")),
                              ("constraints.Unsqueeze", ("R1", "R2", "R3")),
-                             ("constraints.Reshape", ("R1", "R2", "R3"))):
+                             ("constraints.Reshape", ("R1", "R2", "R3")),
+                             ("constraints.Pad", ("R1", "R2", "R3", "R4", "R5"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -209,6 +231,7 @@ def test_theories_agree_with_the_constraint_functions():
 @pytest.mark.req("TRANSPOSE-R1", "TRANSPOSE-R2", "SQUEEZE-R1", "SQUEEZE-R2", "SQUEEZE-R3")
 @pytest.mark.req("UNSQUEEZE-R1", "UNSQUEEZE-R2", "UNSQUEEZE-R3")
 @pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3")
+@pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

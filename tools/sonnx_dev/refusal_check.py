@@ -588,6 +588,111 @@ def full_reshape_cases(limit: int) -> list[Case]:
     return out
 
 
+# Pad's constant values before Pad-11 (the value attribute) and how the model reads them: a
+# number, with whether it is NaN, a float32 value, held exactly by float16, by bfloat16 (stated
+# here by hand, so that the check does not read the answer from the code it checks); or not a number
+PAD_VALUES = ((None, "KNone"),) * 6 + (
+    (0.0, "(KNum false true true true)"), (-0.0, "(KNum false true true true)"),
+    (1.5, "(KNum false true true true)"), (2, "(KNum false true true true)"),
+    (257.0, "(KNum false true true false)"), (70000.0, "(KNum false true false false)"),
+    (0.1, "(KNum false false false false)"), (float("nan"), "(KNum true false false false)"),
+    (True, "KOther"), ("1", "KOther"))
+PAD_MODES = ((None, "MdNone"),) * 6 + (("constant", "MdConstant"), ("constant", "MdConstant"),
+                                       (b"constant", "MdConstant"), ("edge", "MdOther"),
+                                       ("reflect", "MdOther"), ("wrap", "MdOther"), ("Constant", "MdOther"))
+PAD_MISPLACED = (((), "MNil"),) * 12 + ((("value",), "(MValue MNil)"), (("pads",), "(MPads MNil)"),
+                                        (("paddings", "value"), "(MPads (MValue MNil))"))
+PADS_OTHERS = ((None, "PdNone"), ([0, 0], "PdOther"), ((0, True), "PdOther"), ((1.0, 0.0), "PdOther"))
+
+
+def _pad_list(rng: random.Random, n: int) -> list[int]:
+    """2n pads: non-negative (most often), one negative, or of another length."""
+    p = [rng.choice((0, 0, 1, 2)) for _ in range(2 * n)]
+    r = rng.random()
+    if r < 0.15 and p:
+        p[rng.randrange(len(p))] = rng.choice((-1, -2))
+    elif r < 0.3:
+        p = p[:-1] if p and rng.random() < 0.5 else p + [rng.choice((0, 1))]
+    return p
+
+
+def full_pad_cases(limit: int) -> list[Case]:
+    """Pad's constraints: inputs of ranks 0-4 (unknown rank, sparse, symbolic dimensions, every
+    type), pads of 2n entries for the n padded axes or another length, negative ones, of another
+    form, not constant, the pads input's signature; mode constant, not written, or another; the
+    value attribute before Pad-11 (NaN, not a float32 value, not held by float16 or bfloat16, not
+    a number), the constant_value input from 11 (not constant, its shape and type); the axes of
+    Pad-18 (in range or one past, repeated once normalised, not constant, their signature) and
+    before 18; attributes the version does not take."""
+    from sonnx.ops import pad
+    from sonnx.ops.signature import NotConstant
+    rng = random.Random(SEED + 11)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 2, 11, 13, 18, 18, 19, 21, 25))
+        version = _version("Pad", opset)
+        x = _rand_sig(rng)
+        rank = len(x[0]) if x[0] is not None else 0
+        # the axes (Pad-18 on) and the number of padded axes
+        axes, at, n = None, "PaNone", rank
+        r = rng.random()
+        if r < 0.3 and rank:
+            a = rng.sample(range(rank), rng.randrange(1, rank + 1))
+            a = [k - rank if rng.random() < 0.3 else k for k in a]
+            s = rng.random()
+            if s < 0.15:
+                a[rng.randrange(len(a))] = rng.choice((rank, -rank - 1))
+            elif s < 0.25:
+                a.append(a[0] - rank if a[0] >= 0 else a[0] + rank)
+            axes, at, n = tuple(a), f"(PaInts {signed_ints(a)})", len(a)
+        elif r < 0.34:
+            axes, at = NotConstant("a graph input"), "PaNotConst"
+        elif r < 0.38:
+            axes, at = rng.choice((([0], "PaOther"), ((0, True), "PaOther")))
+        axes_sig = rng.choice((None,) * 6 + (((1,), "int32"), ((1,), "int64"), ((1,), "float"),
+                                             ((1, 1), "int64"), (None, "int64")))
+        # the pads
+        r = rng.random()
+        if r < 0.06:
+            pads, pt = rng.choice(PADS_OTHERS)
+        elif r < 0.1:
+            pads, pt = NotConstant("a graph input"), "PdNotConst"
+        else:
+            p = _pad_list(rng, n)
+            pads, pt = tuple(p), f"(PdInts {signed_ints(p)})"
+        pads_sig = rng.choice(AXES_SIGS) if version >= 11 else None
+        # the constant
+        if version and version < 11:
+            constant, kt = rng.choice(PAD_VALUES)
+            constant_sig = None
+        else:
+            constant, kt = rng.choice(((None, "KNone"),) * 3 + ((NotConstant("a graph input"), "KNotConst"),)
+                                      + ((0.0, "(KNum false true true true)"),) * 6)
+            elem = x[1]
+            constant_sig = rng.choice((((), elem, False),) * 3 + (((1,), elem, False), ((2,), elem, False),
+                                      ((), "int64", False), ((), None, False), ((), elem, True), None))
+        mode, mt = rng.choice(PAD_MODES)
+        misplaced, mis = rng.choice(PAD_MISPLACED)
+        t = Terms()
+        ps = _axes_sig_term(t, pads_sig)
+        ks = "NoAxesSig" if constant_sig is None else f"(AxesSig {t.sig(*constant_sig)})"
+        axs = _axes_sig_term(t, axes_sig)
+        term = (f"constraints {version} {_allowed('Pad', version)} {t.sig(*x)} {pt} {ps} {kt} {ks} "
+                f"{at} {axs} {mt} {mis}")
+
+        def python(x=x, opset=opset, pads=pads, pads_sig=pads_sig, constant=constant,
+                   constant_sig=constant_sig, axes=axes, axes_sig=axes_sig, mode=mode, misplaced=misplaced):
+            return tuple(v.requirement for v in pad.constraints(
+                _sig(*x), opset=opset, pads=pads, pads_sig=None if pads_sig is None else _sig(*pads_sig),
+                constant=constant, constant_sig=None if constant_sig is None else _sig(*constant_sig),
+                axes=axes, axes_sig=None if axes_sig is None else _sig(*axes_sig), mode=mode,
+                misplaced=misplaced))
+        shown = lambda v: "NotConstant" if isinstance(v, NotConstant) else repr(v)    # noqa: E731
+        out.append(Case(f"Pad opset {opset} X{x} pads={shown(pads)} pads input {pads_sig} "
+                        f"constant={shown(constant)} constant input {constant_sig} axes={shown(axes)} "
+                        f"axes input {axes_sig} mode={mode!r} misplaced={misplaced}", term, python))
+    return out
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -601,7 +706,8 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.Transpose": full_transpose_cases(limit),
                                   "constraints.Squeeze": full_squeeze_cases(limit),
                                   "constraints.Unsqueeze": full_unsqueeze_cases(limit),
-                                  "constraints.Reshape": full_reshape_cases(limit)}
+                                  "constraints.Reshape": full_reshape_cases(limit),
+                                  "constraints.Pad": full_pad_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -639,6 +745,8 @@ USES = {
                               "constraints.AxesForm", "constraints.UnsqueezeConstraints"],
     "constraints.Reshape": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                             "constraints.AxesForm", "constraints.ReshapeConstraints"],
+    "constraints.Pad": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                        "constraints.AxesForm", "constraints.PadConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -650,7 +758,8 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.Transpose": ("found", "FNil", "FCons"),
           "constraints.Squeeze": ("found", "FNil", "FCons"),
           "constraints.Unsqueeze": ("found", "FNil", "FCons"),
-          "constraints.Reshape": ("found", "FNil", "FCons")}
+          "constraints.Reshape": ("found", "FNil", "FCons"),
+          "constraints.Pad": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
@@ -745,6 +854,8 @@ def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...
         return tuple(f"UNSQUEEZE-{r}" for r in rules)
     if theory == "constraints.Reshape":
         return tuple(f"RESHAPE-{r}" for r in rules)
+    if theory == "constraints.Pad":
+        return tuple(f"PAD-{r}" for r in rules)
     from sonnx.ops import registry
     prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
