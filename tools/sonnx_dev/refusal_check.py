@@ -837,27 +837,17 @@ def why3_verdicts(theory: str, terms: list[str], proofs: Path) -> list[tuple[str
 
 # ---------------------------------------------------------------- the comparison
 def theory_ids(theory: str, what: str, rules: tuple[str, ...]) -> tuple[str, ...]:
-    """A theory's rule names as the Python's requirement IDs (the operator's prefix)."""
-    if theory in ("gemm_refusal", "constraints.Gemm"):
-        return tuple(f"GEMM-{r}" for r in rules)
-    if theory == "constraints.Relu":
-        return tuple(f"RELU-{r}" for r in rules)
-    if theory == "constraints.MatMul":
-        return tuple(f"MATMUL-{r}" for r in rules)
-    if theory == "constraints.Flatten":
-        return tuple(f"FLATTEN-{r}" for r in rules)
-    if theory == "constraints.Transpose":
-        return tuple(f"TRANSPOSE-{r}" for r in rules)
-    if theory == "constraints.Squeeze":
-        return tuple(f"SQUEEZE-{r}" for r in rules)
-    if theory == "constraints.Unsqueeze":
-        return tuple(f"UNSQUEEZE-{r}" for r in rules)
-    if theory == "constraints.Reshape":
-        return tuple(f"RESHAPE-{r}" for r in rules)
-    if theory == "constraints.Pad":
-        return tuple(f"PAD-{r}" for r in rules)
+    """A theory's rule names as the Python's requirement IDs (the operator's prefix): the
+    operator a "constraints.<Op>" theory is named after, else (the element-wise theories, shared
+    by several operators) the operator the case names first."""
     from sonnx.ops import registry
-    prefix = registry.operator(what.split()[0]).prefix
+    if theory == "gemm_refusal":
+        return tuple(f"GEMM-{r}" for r in rules)
+    op = theory.removeprefix("constraints.")
+    if theory.startswith("constraints.") and op in registry.operators():
+        prefix = registry.operators()[op].prefix
+    else:
+        prefix = registry.operator(what.split()[0]).prefix
     return tuple(f"{prefix}-{r}" for r in rules)
 
 
