@@ -55,6 +55,9 @@ def _load_alone(name: str, path: str, loader=None) -> ModuleType:
 def _parts() -> tuple[ModuleType, ModuleType]:
     """(onnx_ml_pb2, onnx_cpp2py_export): from sys.modules when loaded, else from onnx's
     directory without its __init__; the package's when it is imported or that fails."""
+    pb2, cpp = sys.modules.get(_PB2), sys.modules.get(_CPP)
+    if pb2 is not None and cpp is not None:
+        return pb2, cpp                  # loaded before, either way: no search of sys.path again
     if "onnx" not in sys.modules:
         try:
             spec = importlib.util.find_spec("onnx")
