@@ -31,6 +31,7 @@ PROVERS = {  # session prover -> (name, version, alternative) of proofs/why3.con
     "cvc5": ("CVC5", "1.0.3", ""),
     "bitwuzla": ("Bitwuzla", "0.9.1", ""),       # the bitwuzla wheel, via tools/sonnx_dev/bitwuzla_why3.py
     "cvc5fpexp": ("CVC5", "1.0.3", "fpexp"),     # cvc5 --fp-exp: experimental FP formats (bfloat16)
+    "cvc5ax": ("CVC5", "1.0.3", "axiomatic"),    # cvc5, ieee_float axiomatic (stdlib props as hypotheses)
     "gappa": ("Gappa", "1.4.1", ""),     # no step counter: its time limit is a hang guard only
 }
 REQ_RE = re.compile(rf"\(\*\s*req:\s*((?:(?:{ID_PATTERN}|{FAMILY_RE.pattern})\s*,?\s*)+)(?:--.*?)?\*\)", re.S)
