@@ -189,6 +189,16 @@ PLANTS = {
         "let f = app f (if version <= 6 then (if is_int it 1 then FNil else one R3)",
         "let f = app f (if version <= 7 then (if is_int it 1 then FNil else one R3)",
         "constraints.BatchNormalization"),
+    "python: GlobalAveragePool accepts a rank-2 X": (
+        "src/sonnx/ops/globalaveragepool.py",
+        "len(x.shape) < 3:",
+        "len(x.shape) < 2:",
+        "constraints.GlobalAveragePool"),
+    "theory: GlobalAveragePool refuses two attributes once": (
+        "proofs/constraints.mlw",
+        "= if n <= 0 then FNil else FCons R1 (attrs_found (n - 1))",
+        "= if n <= 0 then FNil else FCons R1 FNil",
+        "constraints.GlobalAveragePool"),
 }
 
 
@@ -214,6 +224,7 @@ def _disagreements(stdout: str) -> int:
 @pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3")
 @pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5")
 @pytest.mark.req("BATCHNORMALIZATION-R1", "BATCHNORMALIZATION-R2", "BATCHNORMALIZATION-R3", "BATCHNORMALIZATION-R4")
+@pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -231,7 +242,8 @@ def test_theories_agree_with_the_constraint_functions():
                              ("constraints.Unsqueeze", ("R1", "R2", "R3")),
                              ("constraints.Reshape", ("R1", "R2", "R3")),
                              ("constraints.Pad", ("R1", "R2", "R3", "R4", "R5")),
-                             ("constraints.BatchNormalization", ("R1", "R2", "R3", "R4"))):
+                             ("constraints.BatchNormalization", ("R1", "R2", "R3", "R4")),
+                             ("constraints.GlobalAveragePool", ("R1", "R2"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -245,6 +257,7 @@ def test_theories_agree_with_the_constraint_functions():
 @pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3")
 @pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5")
 @pytest.mark.req("BATCHNORMALIZATION-R1", "BATCHNORMALIZATION-R2", "BATCHNORMALIZATION-R3", "BATCHNORMALIZATION-R4")
+@pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

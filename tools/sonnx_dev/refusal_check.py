@@ -783,6 +783,31 @@ def full_batchnormalization_cases(limit: int) -> list[Case]:
     return out
 
 
+def full_globalaveragepool_cases(limit: int) -> list[Case]:
+    """GlobalAveragePool's constraints: X of ranks 0-5 (unknown rank, sparse, symbolic
+    dimensions, every type), before and from version 22 (bfloat16), with no attribute or with
+    one to three of a pooling operator's attributes (it takes none)."""
+    from sonnx.ops import globalaveragepool as gap
+    rng = random.Random(SEED + 13)
+    out = []
+    names = ("kernel_shape", "pads", "strides", "auto_pad", "count_include_pad")
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 13, 21, 22, 22))
+        version = _version("GlobalAveragePool", opset)
+        x = _rand_sig(rng)
+        if x[0] is not None and rng.random() < 0.5:     # (N, C, spatial...)
+            x = ((x[0] + tuple(rng.choice(DIMS) for _ in range(3)))[:rng.choice((3, 4, 5))],) + x[1:]
+        if rng.random() < 0.2:
+            x = (x[0], "bfloat16", x[2])
+        attrs = {k: 1 for k in rng.sample(names, rng.randrange(1, 4))} if rng.random() < 0.2 else {}
+        term = f"constraints {version} {_allowed('GlobalAveragePool', version)} {Terms().sig(*x)} {len(attrs)}"
+
+        def python(x=x, opset=opset, attrs=attrs):
+            return tuple(v.requirement for v in gap.constraints(_sig(*x), opset=opset, attrs=attrs))
+        out.append(Case(f"GlobalAveragePool opset {opset} X{x} attrs {sorted(attrs)}", term, python))
+    return out
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -798,7 +823,8 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.Unsqueeze": full_unsqueeze_cases(limit),
                                   "constraints.Reshape": full_reshape_cases(limit),
                                   "constraints.Pad": full_pad_cases(limit),
-                                  "constraints.BatchNormalization": full_batchnormalization_cases(limit)}
+                                  "constraints.BatchNormalization": full_batchnormalization_cases(limit),
+                                  "constraints.GlobalAveragePool": full_globalaveragepool_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -840,6 +866,8 @@ USES = {
                         "constraints.AxesForm", "constraints.PadConstraints"],
     "constraints.BatchNormalization": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                                        "constraints.DenseTyped", "constraints.BatchNormalizationConstraints"],
+    "constraints.GlobalAveragePool": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                                      "constraints.GlobalAveragePoolConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -853,7 +881,8 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.Unsqueeze": ("found", "FNil", "FCons"),
           "constraints.Reshape": ("found", "FNil", "FCons"),
           "constraints.Pad": ("found", "FNil", "FCons"),
-          "constraints.BatchNormalization": ("found", "FNil", "FCons")}
+          "constraints.BatchNormalization": ("found", "FNil", "FCons"),
+          "constraints.GlobalAveragePool": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
