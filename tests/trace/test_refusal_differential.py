@@ -94,6 +94,11 @@ PLANTS = {
         "_static_pair(sa[1], sb[0]) and sa[1] != sb[0]:",
         "_static_pair(sa[1], sb[0]) and sa[1] != sb[0] and sb[0] != 1:",
         "constraints.MatMul"),
+    "python: MatMul batches of different lengths do not broadcast": (
+        "src/sonnx/ops/matmul.py",
+        "    if len(ba) != len(bb):\n        return True\n",
+        "    if len(ba) != len(bb):\n        return False\n",
+        "constraints.MatMul"),
     "theory: MatMul batches of different lengths do not broadcast": (
         "proofs/constraints.mlw",
         "dlen ba <> dlen bb || not (solvable (zip_eqs ba bb))",
