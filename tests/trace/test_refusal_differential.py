@@ -94,6 +94,11 @@ PLANTS = {
         "_static_pair(sa[1], sb[0]) and sa[1] != sb[0]:",
         "_static_pair(sa[1], sb[0]) and sa[1] != sb[0] and sb[0] != 1:",
         "constraints.MatMul"),
+    "python: MatMul batches of different lengths do not broadcast": (
+        "src/sonnx/ops/matmul.py",
+        "    if len(ba) != len(bb):\n        return True\n",
+        "    if len(ba) != len(bb):\n        return False\n",
+        "constraints.MatMul"),
     "theory: MatMul batches of different lengths do not broadcast": (
         "proofs/constraints.mlw",
         "dlen ba <> dlen bb || not (solvable (zip_eqs ba bb))",
@@ -179,6 +184,26 @@ PLANTS = {
         "| Elem e -> (match elem_of t with Elem f -> f = e | NoElem -> false end) end)",
         "| Elem _ -> true end)",
         "constraints.Pad"),
+    "python: BatchNormalization lets a parameter of shape (1) broadcast": (
+        "src/sonnx/ops/batchnormalization.py",
+        "if tuple(s.shape) != (c,):",
+        "if tuple(s.shape) not in ((c,), (1,)):",
+        "constraints.BatchNormalization"),
+    "theory: BatchNormalization-7 requires is_test (version off by one)": (
+        "proofs/constraints.mlw",
+        "let f = app f (if version <= 6 then (if is_int it 1 then FNil else one R3)",
+        "let f = app f (if version <= 7 then (if is_int it 1 then FNil else one R3)",
+        "constraints.BatchNormalization"),
+    "python: GlobalAveragePool accepts a rank-2 X": (
+        "src/sonnx/ops/globalaveragepool.py",
+        "len(x.shape) < 3:",
+        "len(x.shape) < 2:",
+        "constraints.GlobalAveragePool"),
+    "theory: GlobalAveragePool refuses two attributes once": (
+        "proofs/constraints.mlw",
+        "= if n <= 0 then FNil else FCons R1 (attrs_found (n - 1))",
+        "= if n <= 0 then FNil else FCons R1 FNil",
+        "constraints.GlobalAveragePool"),
 }
 
 
@@ -203,6 +228,8 @@ def _disagreements(stdout: str) -> int:
 @pytest.mark.req("UNSQUEEZE-R1", "UNSQUEEZE-R2", "UNSQUEEZE-R3")
 @pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3")
 @pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5")
+@pytest.mark.req("BATCHNORMALIZATION-R1", "BATCHNORMALIZATION-R2", "BATCHNORMALIZATION-R3", "BATCHNORMALIZATION-R4")
+@pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -219,7 +246,9 @@ def test_theories_agree_with_the_constraint_functions():
                              ("constraints.Squeeze", ("R1", "R2", "R3")),
                              ("constraints.Unsqueeze", ("R1", "R2", "R3")),
                              ("constraints.Reshape", ("R1", "R2", "R3")),
-                             ("constraints.Pad", ("R1", "R2", "R3", "R4", "R5"))):
+                             ("constraints.Pad", ("R1", "R2", "R3", "R4", "R5")),
+                             ("constraints.BatchNormalization", ("R1", "R2", "R3", "R4")),
+                             ("constraints.GlobalAveragePool", ("R1", "R2"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -232,6 +261,8 @@ def test_theories_agree_with_the_constraint_functions():
 @pytest.mark.req("UNSQUEEZE-R1", "UNSQUEEZE-R2", "UNSQUEEZE-R3")
 @pytest.mark.req("RESHAPE-R1", "RESHAPE-R2", "RESHAPE-R3")
 @pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5")
+@pytest.mark.req("BATCHNORMALIZATION-R1", "BATCHNORMALIZATION-R2", "BATCHNORMALIZATION-R3", "BATCHNORMALIZATION-R4")
+@pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

@@ -693,6 +693,121 @@ def full_pad_cases(limit: int) -> list[Case]:
                         f"axes input {axes_sig} mode={mode!r} misplaced={misplaced}", term, python))
     return out
 
+# BatchNormalization's attribute values and how the model reads them (stated by hand: a bool is
+# not a number nor an integer; consumed_inputs a list or tuple of integers)
+BN_FLOATS = ((None, "FaNone"), (1e-5, "FaNum"), (1e-5, "FaNum"), (1e-3, "FaNum"), (0, "FaNum"),
+             (float("nan"), "FaNum"), (True, "FaOther"), ("1e-5", "FaOther"), ([1e-5], "FaOther"))
+BN_CONSUMED = ((None, "CaNone"), ([0, 0], "CaInts"), ((), "CaInts"), ((1, 0, 1), "CaInts"),
+               ([0, True], "CaOther"), ("00", "CaOther"), ([0.0], "CaOther"), (0, "CaOther"))
+BN_INTS = ((None, "IaNone"), (1, "(IaInt 1)"), (0, "(IaInt 0)"), (2, "(IaInt 2)"), (-1, "(IaInt (-1))"),
+           (True, "IaOther"), (False, "IaOther"), (1.0, "IaOther"), ("1", "IaOther"))
+
+
+def _bn_attr(rng: random.Random, table, usual, p: float = 0.75):
+    """``usual`` (a row of ``table``) with probability ``p``, else any row of ``table``."""
+    return usual if rng.random() < p else rng.choice(table)
+
+
+def full_batchnormalization_cases(limit: int) -> list[Case]:
+    """BatchNormalization's constraints: X of ranks 0-5 (N, C, spatial; C static, symbolic or
+    unknown; unknown rank, sparse, every type), the four parameters of shape (C) or another
+    (their own types, sparse, unknown rank), four to six inputs; each attribute of the
+    inference form or not, per version (epsilon, consumed_inputs, is_test, spatial,
+    training_mode, momentum); parameters constant or not."""
+    import numpy as np
+    from sonnx.ops import batchnormalization as bn
+    from sonnx.ops.signature import NotConstant
+    rng = random.Random(SEED + 12)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 6, 7, 9, 13, 14, 15, 21))
+        version = _version("BatchNormalization", opset)
+        elem = rng.choice(ELEMS) if rng.random() < 0.25 else rng.choice(("float", "float", "double", "float16", "bfloat16"))
+        c = rng.choice((1, 2, 3, 3, 3, 4)) if rng.random() < 0.85 else rng.choice(DIMS)
+        rank = rng.choice((2, 3, 4, 4, 5)) if rng.random() < 0.85 else rng.choice((0, 1))
+        shape = ((rng.choice(DIMS), c) + tuple(rng.choice(DIMS) for _ in range(rank - 2)))[:rank]
+        x = (shape, elem, False)
+        if rng.random() < 0.15:
+            x = _rand_sig(rng, x)
+        params = []
+        for _ in bn.PARAMETERS:
+            p = ((c,), elem, False)
+            r = rng.random()
+            if r < 0.08:
+                p = (rng.choice(((c, 1), (1,), (rng.choice(DIMS),), (), (c, c))), elem, False)
+            elif r < 0.16:
+                p = _rand_sig(rng, p)
+            params.append(p)
+        sigs = [x] + params
+        r = rng.random()
+        if r < 0.04:
+            sigs = sigs[:rng.randrange(5)]
+        elif r < 0.07:
+            sigs = sigs + [((c,), elem, False)]
+        attrs = {}
+        eps, et = _bn_attr(rng, BN_FLOATS, BN_FLOATS[1], 0.85)
+        ci, ct = _bn_attr(rng, BN_CONSUMED, BN_CONSUMED[1] if version == 1 else BN_CONSUMED[0], 0.85)
+        it, itt = _bn_attr(rng, BN_INTS, BN_INTS[1] if version and version <= 6 else BN_INTS[0])
+        sp, spt = _bn_attr(rng, BN_INTS, BN_INTS[rng.choice((0, 1))] if version and version <= 7 else BN_INTS[0])
+        tm, tmt = _bn_attr(rng, BN_INTS, BN_INTS[rng.choice((0, 2))] if version >= 14 else BN_INTS[0])
+        mo, mot = _bn_attr(rng, BN_FLOATS, rng.choice((BN_FLOATS[0], (0.9, "FaNum"))), 0.85)
+        for name, value in (("epsilon", eps), ("consumed_inputs", ci), ("is_test", it), ("spatial", sp),
+                            ("training_mode", tm), ("momentum", mo)):
+            if value is not None:
+                attrs[name] = value
+        values, vt = {}, []
+        for name in bn.PARAMETERS:
+            r = rng.random()
+            if r < 0.6:
+                values[name] = np.zeros(1, dtype=np.float32)
+                vt.append("false")
+            elif r < 0.7:
+                values[name] = NotConstant("a graph input")
+                vt.append("true")
+        vterm = "VNil"
+        for b in reversed(vt):
+            vterm = f"(VCons {b} {vterm})"
+        t = Terms()
+        lterm = "SNil"
+        for s in reversed([t.sig(*s) for s in sigs]):
+            lterm = f"(SCons {s} {lterm})"
+        term = (f"constraints {version} {_allowed('BatchNormalization', version)} {lterm} "
+                f"{et} {ct} {itt} {spt} {tmt} {mot} {vterm}")
+
+        def python(sigs=sigs, opset=opset, attrs=attrs, values=values):
+            return tuple(v.requirement for v in bn.constraints(
+                [_sig(*s) for s in sigs], opset=opset, attrs=attrs, values=values))
+        shown = {k: ("NotConstant" if isinstance(v, NotConstant) else "const") for k, v in values.items()}
+        out.append(Case(f"BatchNormalization opset {opset} inputs {sigs} attrs {attrs!r} values {shown}",
+                        term, python))
+    return out
+
+
+def full_globalaveragepool_cases(limit: int) -> list[Case]:
+    """GlobalAveragePool's constraints: X of ranks 0-5 (unknown rank, sparse, symbolic
+    dimensions, every type), before and from version 22 (bfloat16), with no attribute or with
+    one to three of a pooling operator's attributes (it takes none)."""
+    from sonnx.ops import globalaveragepool as gap
+    rng = random.Random(SEED + 13)
+    out = []
+    names = ("kernel_shape", "pads", "strides", "auto_pad", "count_include_pad")
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 13, 21, 22, 22))
+        version = _version("GlobalAveragePool", opset)
+        x = _rand_sig(rng)
+        if x[0] is not None and rng.random() < 0.5:     # (N, C, spatial...)
+            x = ((x[0] + tuple(rng.choice(DIMS) for _ in range(3)))[:rng.choice((3, 4, 5))],) + x[1:]
+        if rng.random() < 0.2:
+            x = (x[0], "bfloat16", x[2])
+        attrs = {k: 1 for k in rng.sample(names, rng.randrange(1, 4))} if rng.random() < 0.2 else {}
+        term = f"constraints {version} {_allowed('GlobalAveragePool', version)} {Terms().sig(*x)} {len(attrs)}"
+
+        def python(x=x, opset=opset, attrs=attrs):
+            return tuple(v.requirement for v in gap.constraints(_sig(*x), opset=opset, attrs=attrs))
+        out.append(Case(f"GlobalAveragePool opset {opset} X{x} attrs {sorted(attrs)}", term, python))
+    return out
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -707,7 +822,9 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.Squeeze": full_squeeze_cases(limit),
                                   "constraints.Unsqueeze": full_unsqueeze_cases(limit),
                                   "constraints.Reshape": full_reshape_cases(limit),
-                                  "constraints.Pad": full_pad_cases(limit)}
+                                  "constraints.Pad": full_pad_cases(limit),
+                                  "constraints.BatchNormalization": full_batchnormalization_cases(limit),
+                                  "constraints.GlobalAveragePool": full_globalaveragepool_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -747,6 +864,10 @@ USES = {
                             "constraints.AxesForm", "constraints.ReshapeConstraints"],
     "constraints.Pad": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                         "constraints.AxesForm", "constraints.PadConstraints"],
+    "constraints.BatchNormalization": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                                       "constraints.DenseTyped", "constraints.BatchNormalizationConstraints"],
+    "constraints.GlobalAveragePool": ["tensor.Shape", "constraints.Sig", "constraints.Found",
+                                      "constraints.GlobalAveragePoolConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -759,7 +880,9 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.Squeeze": ("found", "FNil", "FCons"),
           "constraints.Unsqueeze": ("found", "FNil", "FCons"),
           "constraints.Reshape": ("found", "FNil", "FCons"),
-          "constraints.Pad": ("found", "FNil", "FCons")}
+          "constraints.Pad": ("found", "FNil", "FCons"),
+          "constraints.BatchNormalization": ("found", "FNil", "FCons"),
+          "constraints.GlobalAveragePool": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
