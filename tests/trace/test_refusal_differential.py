@@ -204,6 +204,26 @@ PLANTS = {
         "= if n <= 0 then FNil else FCons R1 (attrs_found (n - 1))",
         "= if n <= 0 then FNil else FCons R1 FNil",
         "constraints.GlobalAveragePool"),
+    "python: MaxPool accepts storage_order 1": (
+        "src/sonnx/ops/maxpool.py",
+        "or int(order) != 0:",
+        "or int(order) not in (0, 1):",
+        "constraints.MaxPool"),
+    "python: a pooling window reading padding only passes when it is the only one": (
+        "src/sonnx/ops/pool.py",
+        "        if empty:\n",
+        "        if len(empty) > 1:\n",
+        "constraints.AveragePool"),
+    "theory: the pooling window accepts a pad of -1": (
+        "proofs/constraints.mlw",
+        "bad (not (all_ge 0 p))",
+        "bad (not (all_ge (-1) p))",
+        "constraints.MaxPool"),
+    "theory: AveragePool refuses count_include_pad 1": (
+        "proofs/constraints.mlw",
+        "if is_int ci 0 || is_int ci 1 then FNil",
+        "if is_int ci 0 then FNil",
+        "constraints.AveragePool"),
 }
 
 
@@ -230,6 +250,7 @@ def _disagreements(stdout: str) -> int:
 @pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5")
 @pytest.mark.req("BATCHNORMALIZATION-R1", "BATCHNORMALIZATION-R2", "BATCHNORMALIZATION-R3", "BATCHNORMALIZATION-R4")
 @pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
+@pytest.mark.req("MAXPOOL-R1", "MAXPOOL-R2", "MAXPOOL-R3", "AVERAGEPOOL-R1", "AVERAGEPOOL-R2", "AVERAGEPOOL-R3")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -248,7 +269,9 @@ def test_theories_agree_with_the_constraint_functions():
                              ("constraints.Reshape", ("R1", "R2", "R3")),
                              ("constraints.Pad", ("R1", "R2", "R3", "R4", "R5")),
                              ("constraints.BatchNormalization", ("R1", "R2", "R3", "R4")),
-                             ("constraints.GlobalAveragePool", ("R1", "R2"))):
+                             ("constraints.GlobalAveragePool", ("R1", "R2")),
+                             ("constraints.MaxPool", ("R1", "R2", "R3")),
+                             ("constraints.AveragePool", ("R1", "R2", "R3"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -263,6 +286,7 @@ def test_theories_agree_with_the_constraint_functions():
 @pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4", "PAD-R5")
 @pytest.mark.req("BATCHNORMALIZATION-R1", "BATCHNORMALIZATION-R2", "BATCHNORMALIZATION-R3", "BATCHNORMALIZATION-R4")
 @pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
+@pytest.mark.req("MAXPOOL-R1", "MAXPOOL-R2", "MAXPOOL-R3", "AVERAGEPOOL-R1", "AVERAGEPOOL-R2", "AVERAGEPOOL-R3")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

@@ -808,6 +808,116 @@ def full_globalaveragepool_cases(limit: int) -> list[Case]:
     return out
 
 
+# the pooling attributes' values and how the model reads them (stated by hand: an INTS attribute
+# is a list, tuple or integer array of integers, a bool is not an integer; auto_pad NOTSET as
+# text or bytes)
+POOL_INTS_OTHERS = (("1", "WOther"), (3, "WOther"), ((1, True), "WOther"), ([1.0], "WOther"))
+POOL_INT = ((None, "NNone"),) * 6 + ((0, "(NInt 0)"), (1, "(NInt 1)"), (2, "(NInt 2)"), (-1, "(NInt (-1))"),
+                                     (True, "NOther"), (1.0, "NOther"), ("0", "NOther"))
+POOL_AUTO_PADS = ((None, "ApNone"),) * 8 + (("NOTSET", "ApNotset"), (b"NOTSET", "ApNotset"),
+                                            ("SAME_UPPER", "ApOther"), ("VALID", "ApOther"), (1, "ApOther"))
+
+
+def _pool_ints(rng: random.Random, values: list[int], form: float) -> tuple[object, str]:
+    import numpy as np
+    value = tuple(values) if form < 0.3 else np.array(values, dtype=np.int64) if form < 0.4 else list(values)
+    return value, f"(WInts {signed_ints(values)})"
+
+
+def _pool_case(rng: random.Random, op: str, version: int, x, dilations_from: int):
+    """(attrs, their model terms): a window for X's spatial axes (often fitting, pads that
+    leave no window on padding only), or one changed: an attribute missing, not INTS, of the
+    wrong length, an entry below its range, a window too long, pads larger than the kernel."""
+    shape = x[0] or ()
+    n = max(len(shape) - 2, 1) if rng.random() < 0.9 else rng.choice((0, 1, 2, 3))
+    kernel = [rng.choice((1, 1, 2, 2, 3)) for _ in range(n)]
+    strides = [rng.choice((1, 1, 2, 3)) for _ in range(n)]
+    pads = [rng.choice((0, 0, 0, 1)) for _ in range(2 * n)]
+    dil = [rng.choice((1, 1, 2)) for _ in range(n)]
+    r = rng.random()
+    if r < 0.06:
+        kernel = kernel + [1]
+    elif r < 0.1:
+        pads = pads[:-1]
+    elif r < 0.14 and n:
+        kernel[rng.randrange(n)] = rng.choice((0, -1))
+    elif r < 0.18 and n:
+        strides[rng.randrange(n)] = 0
+    elif r < 0.22 and pads:
+        pads[rng.randrange(len(pads))] = rng.choice((-1, 3, 4))
+    elif r < 0.28 and n:
+        kernel[rng.randrange(n)] = rng.choice((4, 5, 6))
+    elif r < 0.3:
+        dil = []
+    attrs, terms = {}, {}
+    for name, vals in (("kernel_shape", kernel), ("strides", strides), ("pads", pads)):
+        q = rng.random()
+        if q < 0.04:
+            value, t = None, "WNone"
+        elif q < 0.08:
+            value, t = rng.choice(POOL_INTS_OTHERS)
+        else:
+            value, t = _pool_ints(rng, vals, rng.random())
+        if value is not None:
+            attrs[name] = value
+        terms[name] = t
+    q = rng.random()
+    if q < 0.2 if version >= dilations_from else q < 0.05:
+        value, t = _pool_ints(rng, dil, rng.random()) if rng.random() < 0.85 else rng.choice(POOL_INTS_OTHERS)
+        attrs["dilations"] = value
+        terms["dilations"] = t
+    else:
+        terms["dilations"] = "WNone"
+    value, terms["ceil_mode"] = rng.choice(POOL_INT) if rng.random() < 0.4 else (None, "NNone")
+    if value is not None:
+        attrs["ceil_mode"] = value
+    value, terms["auto_pad"] = rng.choice(POOL_AUTO_PADS)
+    if value is not None:
+        attrs["auto_pad"] = value
+    return attrs, terms
+
+
+def _pool_cases(op: str, seed: int, limit: int, option: str, opsets: tuple, dilations_from: int) -> list[Case]:
+    from sonnx.ops import averagepool, maxpool
+    module = {"MaxPool": maxpool, "AveragePool": averagepool}[op]
+    rng = random.Random(seed)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice(opsets)
+        version = _version(op, opset)
+        n = rng.choice((1, 1, 2, 2, 3))
+        elem = rng.choice(ELEMS) if rng.random() < 0.2 else rng.choice(("float", "float", "double", "float16"))
+        x = ((rng.choice((1, 2)), rng.choice((1, 3))) + tuple(rng.choice((1, 2, 3, 4, 5, 0)) for _ in range(n)),
+             elem, False)
+        if rng.random() < 0.2:
+            x = _rand_sig(rng, x)
+        attrs, terms = _pool_case(rng, op, version, x, dilations_from)
+        value, oterm = rng.choice(POOL_INT) if rng.random() < 0.3 else (None, "NNone")
+        if value is not None:
+            attrs[option] = value
+        term = (f"constraints {version} {_allowed(op, version)} {Terms().sig(*x)} {terms['kernel_shape']} "
+                f"{terms['strides']} {terms['pads']} {terms['dilations']} {terms['ceil_mode']} "
+                f"{terms['auto_pad']} {oterm}")
+
+        def python(x=x, opset=opset, attrs=attrs):
+            return tuple(v.requirement for v in module.constraints(_sig(*x), opset=opset, attrs=attrs)[0])
+        out.append(Case(f"{op} opset {opset} X{x} attrs {attrs!r}", term, python))
+    return out
+
+
+def full_maxpool_cases(limit: int) -> list[Case]:
+    """MaxPool's constraints: X (N, C, d1..dn) of 1-3 spatial axes (symbolic, unknown rank,
+    sparse, every type), windows that fit or not (each shared window check), dilations and
+    ceil_mode before and from MaxPool-10, auto_pad, storage_order before and from 8."""
+    return _pool_cases("MaxPool", SEED + 14, limit, "storage_order", (0, 1, 8, 10, 11, 12, 22, 22), 10)
+
+
+def full_averagepool_cases(limit: int) -> list[Case]:
+    """AveragePool's constraints: as MaxPool's, with ceil_mode from AveragePool-10, dilations
+    from 19, count_include_pad before and from 7."""
+    return _pool_cases("AveragePool", SEED + 15, limit, "count_include_pad", (0, 1, 7, 10, 11, 19, 22, 22), 19)
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -824,7 +934,9 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.Reshape": full_reshape_cases(limit),
                                   "constraints.Pad": full_pad_cases(limit),
                                   "constraints.BatchNormalization": full_batchnormalization_cases(limit),
-                                  "constraints.GlobalAveragePool": full_globalaveragepool_cases(limit)}
+                                  "constraints.GlobalAveragePool": full_globalaveragepool_cases(limit),
+                                  "constraints.MaxPool": full_maxpool_cases(limit),
+                                  "constraints.AveragePool": full_averagepool_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -868,6 +980,10 @@ USES = {
                                        "constraints.DenseTyped", "constraints.BatchNormalizationConstraints"],
     "constraints.GlobalAveragePool": ["tensor.Shape", "constraints.Sig", "constraints.Found",
                                       "constraints.GlobalAveragePoolConstraints"],
+    "constraints.MaxPool": ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.PoolAttrs",
+                            "constraints.MaxPoolConstraints"],
+    "constraints.AveragePool": ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.PoolAttrs",
+                                "constraints.AveragePoolConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -882,7 +998,9 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.Reshape": ("found", "FNil", "FCons"),
           "constraints.Pad": ("found", "FNil", "FCons"),
           "constraints.BatchNormalization": ("found", "FNil", "FCons"),
-          "constraints.GlobalAveragePool": ("found", "FNil", "FCons")}
+          "constraints.GlobalAveragePool": ("found", "FNil", "FCons"),
+          "constraints.MaxPool": ("found", "FNil", "FCons"),
+          "constraints.AveragePool": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
