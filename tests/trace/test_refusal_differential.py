@@ -224,6 +224,16 @@ PLANTS = {
         "if is_int ci 0 || is_int ci 1 then FNil",
         "if is_int ci 0 then FNil",
         "constraints.AveragePool"),
+    "python: Conv accepts an output dimension of 0": (
+        "src/sonnx/ops/conv.py",
+        "if any(o < 1 for o in out):",
+        "if any(o < 0 for o in out):",
+        "constraints.Conv"),
+    "theory: Conv's group need not divide M": (
+        "proofs/constraints.mlw",
+        "if fmod c g <> 0 || fmod m g <> 0 then one R1",
+        "if fmod c g <> 0 then one R1",
+        "constraints.Conv"),
 }
 
 
@@ -251,6 +261,7 @@ def _disagreements(stdout: str) -> int:
 @pytest.mark.req("BATCHNORMALIZATION-R1", "BATCHNORMALIZATION-R2", "BATCHNORMALIZATION-R3", "BATCHNORMALIZATION-R4")
 @pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
 @pytest.mark.req("MAXPOOL-R1", "MAXPOOL-R2", "MAXPOOL-R3", "AVERAGEPOOL-R1", "AVERAGEPOOL-R2", "AVERAGEPOOL-R3")
+@pytest.mark.req("CONV-R1", "CONV-R2", "CONV-R3", "CONV-R4", "CONV-R5")
 def test_theories_agree_with_the_constraint_functions():
     run = _run(REPO / "src", REPO / "tools", REPO / "proofs")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -271,7 +282,8 @@ def test_theories_agree_with_the_constraint_functions():
                              ("constraints.BatchNormalization", ("R1", "R2", "R3", "R4")),
                              ("constraints.GlobalAveragePool", ("R1", "R2")),
                              ("constraints.MaxPool", ("R1", "R2", "R3")),
-                             ("constraints.AveragePool", ("R1", "R2", "R3"))):
+                             ("constraints.AveragePool", ("R1", "R2", "R3")),
+                             ("constraints.Conv", ("R1", "R2", "R3", "R4", "R5"))):
         line = next(ln for ln in run.stdout.splitlines() if f": {theory}:" in ln)
         counts = dict(re.findall(r"(\w+) (\d+)", line.split("(", 1)[1]))
         assert int(counts["accepted"]) > 0, line
@@ -287,6 +299,7 @@ def test_theories_agree_with_the_constraint_functions():
 @pytest.mark.req("BATCHNORMALIZATION-R1", "BATCHNORMALIZATION-R2", "BATCHNORMALIZATION-R3", "BATCHNORMALIZATION-R4")
 @pytest.mark.req("GLOBALAVERAGEPOOL-R1", "GLOBALAVERAGEPOOL-R2")
 @pytest.mark.req("MAXPOOL-R1", "MAXPOOL-R2", "MAXPOOL-R3", "AVERAGEPOOL-R1", "AVERAGEPOOL-R2", "AVERAGEPOOL-R3")
+@pytest.mark.req("CONV-R1", "CONV-R2", "CONV-R3", "CONV-R4", "CONV-R5")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_change_on_one_side_fails(plant, tmp_path):
     rel, old, new, theory = PLANTS[plant]

@@ -918,6 +918,123 @@ def full_averagepool_cases(limit: int) -> list[Case]:
     return _pool_cases("AveragePool", SEED + 15, limit, "count_include_pad", (0, 1, 7, 10, 11, 19, 22, 22), 19)
 
 
+# Conv's attributes as the model reads them (stated by hand: an INTS attribute is a list or a
+# tuple of integers, bools excluded; an integer array is not one here, unlike the pooling
+# operators'; group an integer, not a bool)
+CONV_INTS_OTHERS = (("1", "WOther"), (3, "WOther"), ((1, True), "WOther"), ([1.0], "WOther"))
+CONV_GROUP_OTHERS = ((None, "NNone"), (0, "(NInt 0)"), (-1, "(NInt (-1))"), (True, "NOther"), (1.0, "NOther"),
+                     ("1", "NOther"))
+
+
+def _conv_ints(rng: random.Random, values: list[int]) -> tuple[object, str]:
+    import numpy as np
+    q = rng.random()
+    if q < 0.02:
+        return None, "WNone"
+    if q < 0.04:
+        return rng.choice(CONV_INTS_OTHERS)
+    if q < 0.05:
+        return np.array(values, dtype=np.int64), "WOther"
+    return (tuple(values) if rng.random() < 0.5 else list(values)), f"(WInts {signed_ints(values)})"
+
+
+def full_conv_cases(limit: int) -> list[Case]:
+    """Conv's constraints: X (N, C, d1..dn) of 1-3 spatial axes and W (M, C/group, k...) that fit,
+    or one thing changed: X or W mutated (symbolic or unknown dims, another rank, sparse, every
+    type), group missing, not an integer, < 1, dividing neither C nor M; W's dimension 1 other
+    than C/group; each INTS attribute missing, not a list (an int64 array too), of the wrong
+    length, an entry below its range; kernel_shape other than W's; a kernel longer than the
+    padded input; auto_pad; B absent, (M), another shape, symbolic, sparse, another type."""
+    from sonnx.ops import conv
+    rng = random.Random(SEED + 16)
+    out = []
+    for _ in range(limit):
+        opset = rng.choice((0, 1, 10, 11, 13, 21, 22, 22))
+        version = _version("Conv", opset)
+        n = rng.choice((1, 1, 2, 2, 3))
+        group = rng.choice((1, 1, 1, 2, 3))
+        c, m = group * rng.choice((1, 2)), group * rng.choice((1, 2))
+        elem = rng.choice(ELEMS) if rng.random() < 0.15 else rng.choice(("float", "float", "double", "float16"))
+        kernel = [rng.choice((1, 1, 2, 3)) for _ in range(n)]
+        xsh = (rng.choice((1, 2, "N")), c) + tuple(rng.choice((1, 2, 3, 4, 5, 0)) for _ in range(n))
+        wsh = (m, c // group) + tuple(kernel)
+        strides = [rng.choice((1, 1, 2, 3)) for _ in range(n)]
+        pads = [rng.choice((0, 0, 0, 1, 2)) for _ in range(2 * n)]
+        dil = [rng.choice((1, 1, 2)) for _ in range(n)]
+        ks = list(kernel)
+        r = rng.random()
+        if r < 0.05:
+            ks = ks + [1]
+        elif r < 0.08:
+            pads = pads[:-1]
+        elif r < 0.11:
+            dil = dil + [1]
+        elif r < 0.14:
+            strides = strides[:-1]
+        elif r < 0.18:
+            which = rng.choice((ks, strides, dil))
+            which[rng.randrange(n)] = rng.choice((0, -1))
+        elif r < 0.21:
+            pads[rng.randrange(2 * n)] = -1
+        elif r < 0.26:
+            ks[rng.randrange(n)] += 1
+        elif r < 0.32:
+            k = rng.choice((4, 5, 6))
+            i = rng.randrange(n)
+            ks[i] = k
+            wsh = wsh[:2 + i] + (k,) + wsh[3 + i:]
+        elif r < 0.36:
+            wsh = (wsh[0], wsh[1] + 1) + wsh[2:]
+        elif r < 0.40:
+            c2 = c + 1
+            xsh = (xsh[0], c2) + xsh[2:]
+        elif r < 0.43:
+            wsh = (wsh[0] + 1,) + wsh[1:]
+        elif r < 0.46:
+            wsh = wsh[:-1] if len(wsh) > 3 else wsh + (1,)
+        x = (xsh, elem, False)
+        w = (wsh, elem, False)
+        q = rng.random()
+        if q < 0.12:
+            x = _rand_sig(rng, x)
+        elif q < 0.22:
+            w = _rand_sig(rng, w)
+        q = rng.random()
+        b = None if q < 0.35 else ((m,), elem, False)
+        if b is not None and rng.random() < 0.25:
+            b = rng.choice(((( m + 1,), elem, False), ((m, 1), elem, False), (("M",), elem, False),
+                            ((), elem, False), (None, elem, False), ((m,), elem, True), ((m,), "int32", False),
+                            ((m,), None, False), ((0,), elem, False)))
+        attrs, terms = {}, {}
+        q = rng.random()
+        if q < 0.06:
+            gval, gterm = rng.choice(CONV_GROUP_OTHERS)
+        elif q < 0.09:
+            gval = rng.choice((2, 4))
+            gterm = f"(NInt {gval})"
+        else:
+            gval, gterm = group, f"(NInt {group})"
+        if gval is not None:
+            attrs["group"] = gval
+        for name, vals in (("kernel_shape", ks), ("strides", strides), ("dilations", dil), ("pads", pads)):
+            value, terms[name] = _conv_ints(rng, vals)
+            if value is not None:
+                attrs[name] = value
+        value, apterm = rng.choice(POOL_AUTO_PADS) if rng.random() < 0.5 else (None, "ApNone")
+        if value is not None:
+            attrs["auto_pad"] = value
+        t = Terms()
+        bterm = "NoB" if b is None else f"(SomeB {t.sig(*b)})"
+        term = (f"constraints {version} {_allowed('Conv', version)} {t.sig(*x)} {t.sig(*w)} {bterm} {gterm} "
+                f"{terms['kernel_shape']} {terms['strides']} {terms['dilations']} {terms['pads']} {apterm}")
+
+        def python(x=x, w=w, b=b, opset=opset, attrs=attrs):
+            return tuple(v.requirement for v in conv.constraints(_sig(*x), _sig(*w), None if b is None else _sig(*b),
+                                                                 opset=opset, attrs=attrs))
+        out.append(Case(f"Conv opset {opset} X{x} W{w} B{b} attrs {attrs!r}", term, python))
+    return out
+
+
 def corpus(limit: int) -> dict[str, list[Case]]:
     """Per theory: the cases. The element-wise theory is checked against each element-wise
     operator's constraint function (they share one, under their own IDs)."""
@@ -936,7 +1053,8 @@ def corpus(limit: int) -> dict[str, list[Case]]:
                                   "constraints.BatchNormalization": full_batchnormalization_cases(limit),
                                   "constraints.GlobalAveragePool": full_globalaveragepool_cases(limit),
                                   "constraints.MaxPool": full_maxpool_cases(limit),
-                                  "constraints.AveragePool": full_averagepool_cases(limit)}
+                                  "constraints.AveragePool": full_averagepool_cases(limit),
+                                  "constraints.Conv": full_conv_cases(limit)}
     ew_ops = sorted(o.name for o in registry.operators().values() if o.kind == "elementwise")
     for (a, b), op in zip(elementwise_pairs(limit), itertools.cycle(ew_ops)):
         prefix = registry.operator(op).prefix
@@ -984,6 +1102,8 @@ USES = {
                             "constraints.MaxPoolConstraints"],
     "constraints.AveragePool": ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.PoolAttrs",
                                 "constraints.AveragePoolConstraints"],
+    "constraints.Conv": ["tensor.Shape", "constraints.Sig", "constraints.Found", "constraints.PoolAttrs",
+                         "constraints.ConvConstraints"],
 }
 RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "gemm_refusal": ("violations", "Clean", "Violation"),
@@ -1000,7 +1120,8 @@ RESULT = {"elementwise": ("violations", "Clean", "Violation"),
           "constraints.BatchNormalization": ("found", "FNil", "FCons"),
           "constraints.GlobalAveragePool": ("found", "FNil", "FCons"),
           "constraints.MaxPool": ("found", "FNil", "FCons"),
-          "constraints.AveragePool": ("found", "FNil", "FCons")}
+          "constraints.AveragePool": ("found", "FNil", "FCons"),
+          "constraints.Conv": ("found", "FNil", "FCons")}
 
 
 CHUNK = 40    # terms per WhyML function: why3 execute's time grows faster than linearly in a term's depth
