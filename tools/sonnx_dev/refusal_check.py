@@ -921,7 +921,6 @@ def full_averagepool_cases(limit: int) -> list[Case]:
 # Conv's attributes as the model reads them (stated by hand: an INTS attribute is a list or a
 # tuple of integers, bools excluded; an integer array is not one here, unlike the pooling
 # operators'; group an integer, not a bool)
-CONV_INTS_OTHERS = (("1", "WOther"), (3, "WOther"), ((1, True), "WOther"), ([1.0], "WOther"))
 CONV_GROUP_OTHERS = ((None, "NNone"), (0, "(NInt 0)"), (-1, "(NInt (-1))"), (True, "NOther"), (1.0, "NOther"),
                      ("1", "NOther"))
 
@@ -932,7 +931,7 @@ def _conv_ints(rng: random.Random, values: list[int]) -> tuple[object, str]:
     if q < 0.02:
         return None, "WNone"
     if q < 0.04:
-        return rng.choice(CONV_INTS_OTHERS)
+        return rng.choice(POOL_INTS_OTHERS)     # Conv's INTS attributes read as the pools' do
     if q < 0.05:
         return np.array(values, dtype=np.int64), "WOther"
     return (tuple(values) if rng.random() < 0.5 else list(values)), f"(WInts {signed_ints(values)})"
