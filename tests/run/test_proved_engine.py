@@ -18,7 +18,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 import sonnx
 from sonnx.cli import main
-from sonnx.ops.registry import operators
+from sonnx import dtypes
+from sonnx.ops.registry import operators, type_set, versions
 from sonnx.run import proved
 from sonnx.run.executor import RunError
 from sonnx.run.session import Session
@@ -215,6 +216,19 @@ def test_coverage_is_read_from_the_records():
             assert types == []
         for t in types:
             assert proved.coverage(op, np.dtype(t)).entry.name.rsplit("_", 1)[1] in proved.SUFFIX_TYPES
+
+
+@pytest.mark.req("@operators")
+def test_every_type_of_an_operator_with_a_c_level_is_covered():
+    """Issue 32: an operator that has a C level runs on proved code for every element type any of
+    its versions takes (its own entry point or a proved route); a type left out would make the
+    proved engine refuse a conformant node of that operator."""
+    with_c = [op for op in operators().values() if op.c_binding is not None]
+    assert {"Mul", "Add", "Sub", "Relu", "Gemm", "MatMul"} <= {op.name for op in with_c}
+    for op in with_c:
+        covered = set(proved.covered_types(op))
+        taken = {dtypes.numpy_dtype(t).name for v in versions(op.name) for t in type_set(op.name, v)}
+        assert taken - covered == set(), (op.name, sorted(taken - covered))
 
 
 @needs_c
