@@ -39,7 +39,7 @@ from .. import c_kernels
 
 # The size rule (measured: benchmarks/profile_session.py --sweep, 2 cores):
 # a chain saves a node's per-call cost (about 3 - 6 us exact, 2 - 3 us fast), and costs the
-# proved C loop's speed (single-threaded SSE2: about 1/3 of the llvmlite fold's and 1/6 of BLAS's
+# proved C loop's speed (one thread in a chain: about 1/3 of the llvmlite fold's and 1/6 of BLAS's
 # multiply-adds per second on these thin layers) and a copy of each value entering or leaving
 # it. So a Gemm/MatMul node joins only while M * N * K <= FUSE_LIMIT[mode] (multiply-adds), and
 # any node only while each array it reads or writes has at most ELEMENT_LIMIT elements. On
