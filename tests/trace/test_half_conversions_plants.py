@@ -3,7 +3,7 @@ planted falsehood in proofs/half_conversions.mlw makes the replay of the committ
 (as tools/prove replays it, under its step budgets), every failed leaf stopped by its prover (an
 answer or its step limit), never by the clock or memory:
 
-- widen16_exact_rne with the widened value's real doubled: false for every nonzero float16;
+- widen16_exact_rne with the widened value's real negated: false for every nonzero float16;
 - widenbf16_exact_rne with the widened value's real negated: false for every nonzero bfloat16;
 - widen16_class with the sign swapped on the float32 side (positive <-> negative): false.
 The same copy without a plant is proofs/ byte for byte, and it replays ok.
@@ -20,7 +20,7 @@ W16 = "F32.t'real (f16_to_f32 RNE x) = F16.t'real x\n"
 WB16 = "F32.t'real (bf16_to_f32 RNE x) = B16.t'real x\n"
 SIGN16 = "(F16.is_positive x <-> F32.is_positive (f16_to_f32 RNE x))"
 
-PLANTS = {"widen16_exact_rne": ("Widen16", W16, "F32.t'real (f16_to_f32 RNE x) = 2.0 * F16.t'real x\n"),
+PLANTS = {"widen16_exact_rne": ("Widen16", W16, "F32.t'real (f16_to_f32 RNE x) = - F16.t'real x\n"),
           "widenbf16_exact_rne": ("WidenBF16", WB16, "F32.t'real (bf16_to_f32 RNE x) = - B16.t'real x\n"),
           "widen16_class": ("Widen16", SIGN16, SIGN16.replace("F32.is_positive", "F32.is_negative"))}
 
