@@ -265,4 +265,4 @@ OPERATOR = Operator(
     proofs=("proofs/relu.mlw", "proofs/relu_half.mlw", "proofs/relu_c.mlw", "proofs/int_route.mlw"),
     openvino=(IRLayer("ReLU", 1, 1, unary_shape, as_is),),
     output_shape=first_shape, comparison="bits, zero sign open", c_binding=C_BINDING,
-    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))
+    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw", "proofs/half_conversions.mlw"))

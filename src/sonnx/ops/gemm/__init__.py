@@ -795,4 +795,4 @@ OPERATOR = Operator(
     kernel_attributes={"alpha": "alpha", "beta": "beta", "transA": "trans_a", "transB": "trans_b"},
     output_shape=result_shape, comparison=fast_bound_comparison, c_binding=C_BINDING,
     conform=ConformRule("GEMM-R4", ((2, "C"),)),
-    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw"))
+    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw", "proofs/half_conversions.mlw"))
