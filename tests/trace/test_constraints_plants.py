@@ -1,15 +1,23 @@
 """The refusal lemmas proved about the whole constraint functions (proofs/constraints.mlw,
-modules ElementwiseRefusals and GemmRefusals) bite: on a copy of proofs/, a model that
-forgets an input in its dense/typed block no longer proves the refusals that input needs, and
-every failed leaf is stopped by its prover under tools/prove's step budgets, never by the clock.
-The differential test (test_refusal_differential.py) catches the same plants from the other
-side: the model would then disagree with the Python function it models.
+modules ElementwiseRefusals, GemmRefusals, PadRefusals, GemmStatic and Pinning) bite: on a copy
+of proofs/, a model with one fault planted (an input forgotten in its dense/typed block, a block
+that overwrites the verdict, a wrong comparison, a backwards substitution) no longer proves the
+lemma named below, and every failed leaf is stopped by its prover under tools/prove's step
+budgets, never by the clock. The differential test (test_refusal_differential.py) catches such
+plants from the other side: the model would then disagree with the Python function it models.
 
 - Element-wise: B left out of [dense_and_typed] (only A is looked at): `dense_typed_kept`, the
   step of `elementwise_sparse_refused` that carries the block's findings to the whole function,
   is no longer proved;
 - Gemm: C left out of [dense_and_typed]: `gemm_tail_kept`, the same step of every GemmRefusals
-  lemma, is no longer proved.
+  lemma, is no longer proved;
+- Pad: the pads block replacing the verdict instead of appending to it: `pad_kept`, the step
+  of every PadRefusals lemma, is no longer proved;
+- Gemm on static shapes: C's second dimension compared with M instead of N in the shape block:
+  `gemm_static_c_mat`, the C-given case of `static_is_gemm_refusal`, is no longer proved;
+- the substitution of [Unify.solvable] replacing [w] by [v] instead of [v] by [w]:
+  `value_subst_dim`, the step of [Pinning] that reads a substitution as a pinning, is no longer
+  proved.
 
 (The refusal lemmas after the broken step may still replay: Why3 lets them use the earlier, now
 unproved, let lemma; the session fails all the same, and tools/prove with it.)
@@ -39,7 +47,34 @@ def test_c_left_out_fails_the_gemm_type_refusals(tmp_path, monkeypatch):
     assert_failed_by_steps(root, "constraints", rep, {"gemm_tail_kept"})
 
 
-@pytest.mark.req("MUL-R2", "ADD-R2", "SUB-R2", "DIV-R2", "GEMM-R3")
+@needs_why3
+@pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4")
+def test_pads_overwriting_the_verdict_fails_the_pad_refusals(tmp_path, monkeypatch):
+    root = planted(tmp_path, "constraints", "      app f (pads_found version (named_of version x a axs) p ps)",
+                   "      pads_found version (named_of version x a axs) p ps", within="PadConstraints")
+    rep = replay(root, "constraints", monkeypatch)
+    assert_failed_by_steps(root, "constraints", rep, {"pad_kept"})
+
+
+@needs_why3
+@pytest.mark.req("GEMM-R1", "GEMM-R4")
+def test_c_against_m_twice_fails_the_static_gemm_link(tmp_path, monkeypatch):
+    root = planted(tmp_path, "constraints", "(ECons (dim_at dc 1) n ENil)", "(ECons (dim_at dc 1) m ENil)",
+                   within="GemmConstraints")
+    rep = replay(root, "constraints", monkeypatch)
+    assert_failed_by_steps(root, "constraints", rep, {"gemm_static_c_mat"})
+
+
+@needs_why3
+@pytest.mark.req("MUL-R1", "MUL-R4", "ADD-R1", "ADD-R4", "SUB-R1", "SUB-R4", "DIV-R1", "DIV-R4")
+def test_a_backwards_substitution_fails_the_pinning(tmp_path, monkeypatch):
+    root = planted(tmp_path, "constraints", "if dim_eq d v then w else d", "if dim_eq d w then v else d",
+                   within="Unify")
+    rep = replay(root, "constraints", monkeypatch)
+    assert_failed_by_steps(root, "constraints", rep, {"value_subst_dim"})
+
+
+@pytest.mark.req("MUL-R2", "ADD-R2", "SUB-R2", "DIV-R2", "GEMM-R3", "PAD-R1")
 def test_the_unplanted_copy_is_the_repository(tmp_path):
     """The control: without the plant the copy is proofs/ byte for byte, whose session the proof
     step replays (tools/prove); the failures above come from the plants."""
