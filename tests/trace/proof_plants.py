@@ -24,15 +24,19 @@ def planted(tmp_path: Path, stem: str, old: str, new: str, within: str | None = 
     """A copy of proofs/ (theories, config, drivers, the session of ``stem``) with one edit;
     ``within``: the name of the module whose body holds the one anchor (the file may hold the
     same text in other modules, e.g. a float64 clone of the float32 kernel)."""
-    root = tmp_path / "r"
-    shutil.copytree(REPO / "proofs", root / "proofs",
-                    ignore=shutil.ignore_patterns("*.bak", "__pycache__"))
+    root = _copy(tmp_path)
     mlw = root / "proofs" / f"{stem}.mlw"
     text = mlw.read_text()
     lo = 0 if within is None else text.index(f"module {within}\n")
     hi = len(text) if within is None else text.index("\nend", lo)
     assert text[lo:hi].count(old) == 1, f"the plant's anchor moved in proofs/{stem}.mlw"
     mlw.write_text(text[:lo] + text[lo:hi].replace(old, new) + text[hi:])
+    return root
+
+
+def _copy(tmp_path: Path) -> Path:
+    root = tmp_path / "r"
+    shutil.copytree(REPO / "proofs", root / "proofs", ignore=shutil.ignore_patterns("*.bak", "__pycache__"))
     return root
 
 
@@ -50,10 +54,36 @@ def assert_copy_is_the_repository(root: Path) -> None:
     assert _tree(root / "proofs") == _tree(REPO / "proofs")
 
 
-def replay(root: Path, stem: str, monkeypatch) -> dict:
+def replay(root: Path, stem: str, monkeypatch, only: set[str] | None = None) -> dict:
+    """The replay of ``proofs/<stem>`` in ``root`` as tools/prove replays it; ``only``: of these
+    top-level goals' attempts alone (prove.focus), under the step budgets of the whole session.
+    A plant test asks whether the goals it names still replay, so it replays those: a whole
+    238-goal session per plant cost 45 - 90 s in CI, a focused one a few seconds; the rest of
+    the session is replayed by the proof step itself."""
     monkeypatch.setenv("PATH", f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
     work = prove.fresh_work(root, root / "build" / "replay")
-    return prove.replay_session(root, f"proofs/{stem}.mlw", work, hang_guard=HANG_GUARD_S)
+    return prove.replay_session(root, f"proofs/{stem}.mlw", work, hang_guard=HANG_GUARD_S, only=only)
+
+
+def assert_plant_fails(tmp_path: Path, monkeypatch, stem: str, old: str, new: str, goals: set[str],
+                       within: str | None = None) -> tuple[Path, dict]:
+    """What every plant test does: plant ``new`` for ``old`` in a copy of proofs/, replay the
+    ``goals`` it should break (focused), and check that each of them fails, every failed leaf
+    stopped by its prover under the session's step budgets. Returns the copy and the report."""
+    root = planted(tmp_path, stem, old, new, within)
+    rep = replay(root, stem, monkeypatch, only=set(goals))
+    assert_failed_by_steps(root, stem, rep, set(goals))
+    return root, rep
+
+
+def assert_unplanted_replays(tmp_path: Path, monkeypatch, stem: str, goals: set[str]) -> None:
+    """The control of a file's plant tests: the copy made without a plant is proofs/ byte for
+    byte, and the same focused replay of the same goals on it fails nothing; so the failures
+    of the plants come from the plants, not from the copy or the focus."""
+    root = _copy(tmp_path)
+    assert_copy_is_the_repository(root)
+    rep = replay(root, stem, monkeypatch, only=set(goals))
+    assert rep["rc"] == 0 and not rep["failures"], rep
 
 
 def failed(rep: dict) -> dict[str, list[str]]:
@@ -65,7 +95,8 @@ def failed(rep: dict) -> dict[str, list[str]]:
 
 
 # a failed leaf as `why3 replay` reports it: "<prover>: <answer> (<time>s, <steps> steps) instead of ..."
-LEAF = re.compile(r"^(?P<prover>\S+ \S+(?: \(\S+\))?): (?P<answer>[A-Za-z ]+?)(?: \(.*?\))? \([\d.]+s, (?P<steps>\d+) steps\)")
+# (a prover that counts no steps, Gappa, reports no step count: its answer is then its own)
+LEAF = re.compile(r"^(?P<prover>\S+ \S+(?: \(\S+\))?): (?P<answer>[A-Za-z ]+?)(?: \(.*?\))? \([\d.]+s(?:, (?P<steps>\d+) steps)?\)")
 # how far past its budget a prover may report when it stops at it: cvc5 checks its resource
 # limit between steps of its own, so it stops a little after it (seen: 185,876 units on a budget
 # of 185,470, and 245,422 on 226,014 in gemm_fold_error's planted fold_error_c: 8.6 %). Resource
@@ -80,6 +111,8 @@ def stopped_by_the_prover(what: str, budgets: dict[str, int]) -> bool:
     m = LEAF.match(what)
     if not m or m["answer"] not in ("Unknown", "Invalid", "Step limit exceeded", "StepLimitExceeded"):
         return False
+    if m["steps"] is None:              # no step count: only an answer of the prover's own
+        return m["answer"] in ("Unknown", "Invalid")
     return int(m["steps"]) <= budgets[m["prover"]] * OVERSHOOT
 
 

@@ -26,57 +26,49 @@ from __future__ import annotations
 
 import pytest
 
-from .proof_plants import assert_copy_is_the_repository, assert_failed_by_steps, needs_why3, planted, replay
+from .proof_plants import assert_plant_fails, assert_unplanted_replays, needs_why3
 
 
 @needs_why3
 @pytest.mark.req("MUL-R2", "ADD-R2", "SUB-R2", "DIV-R2")
 def test_b_left_out_fails_the_elementwise_sparse_refusal(tmp_path, monkeypatch):
-    root = planted(tmp_path, "constraints", "let f = dense_and_typed allowed (SCons a (SCons b SNil)) in",
-                   "let f = dense_and_typed allowed (SCons a SNil) in", within="ElementwiseConstraints")
-    rep = replay(root, "constraints", monkeypatch)
-    assert_failed_by_steps(root, "constraints", rep, {"dense_typed_kept"})
+    assert_plant_fails(tmp_path, monkeypatch, "constraints", "let f = dense_and_typed allowed (SCons a (SCons b SNil)) in",
+                       "let f = dense_and_typed allowed (SCons a SNil) in", within="ElementwiseConstraints", goals={"dense_typed_kept"})
 
 
 @needs_why3
 @pytest.mark.req("GEMM-R3")
 def test_c_left_out_fails_the_gemm_type_refusals(tmp_path, monkeypatch):
-    root = planted(tmp_path, "constraints", "let f = dense_and_typed allowed (SCons a (SCons b (cin_sigs c))) in",
-                   "let f = dense_and_typed allowed (SCons a (SCons b SNil)) in", within="GemmConstraints")
-    rep = replay(root, "constraints", monkeypatch)
-    assert_failed_by_steps(root, "constraints", rep, {"gemm_tail_kept"})
+    assert_plant_fails(tmp_path, monkeypatch, "constraints", "let f = dense_and_typed allowed (SCons a (SCons b (cin_sigs c))) in",
+                       "let f = dense_and_typed allowed (SCons a (SCons b SNil)) in", within="GemmConstraints", goals={"gemm_tail_kept"})
 
 
 @needs_why3
 @pytest.mark.req("PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4")
 def test_pads_overwriting_the_verdict_fails_the_pad_refusals(tmp_path, monkeypatch):
-    root = planted(tmp_path, "constraints", "      app f (pads_found version (named_of version x a axs) p ps)",
-                   "      pads_found version (named_of version x a axs) p ps", within="PadConstraints")
-    rep = replay(root, "constraints", monkeypatch)
-    assert_failed_by_steps(root, "constraints", rep, {"pad_kept"})
+    assert_plant_fails(tmp_path, monkeypatch, "constraints", "      app f (pads_found version (named_of version x a axs) p ps)",
+                       "      pads_found version (named_of version x a axs) p ps", within="PadConstraints", goals={"pad_kept"})
 
 
 @needs_why3
 @pytest.mark.req("GEMM-R1", "GEMM-R4")
 def test_c_against_m_twice_fails_the_static_gemm_link(tmp_path, monkeypatch):
-    root = planted(tmp_path, "constraints", "(ECons (dim_at dc 1) n ENil)", "(ECons (dim_at dc 1) m ENil)",
-                   within="GemmConstraints")
-    rep = replay(root, "constraints", monkeypatch)
-    assert_failed_by_steps(root, "constraints", rep, {"gemm_static_c_mat"})
+    assert_plant_fails(tmp_path, monkeypatch, "constraints", "(ECons (dim_at dc 1) n ENil)", "(ECons (dim_at dc 1) m ENil)",
+                       within="GemmConstraints", goals={"gemm_static_c_mat"})
 
 
 @needs_why3
 @pytest.mark.req("MUL-R1", "MUL-R4", "ADD-R1", "ADD-R4", "SUB-R1", "SUB-R4", "DIV-R1", "DIV-R4")
 def test_a_backwards_substitution_fails_the_pinning(tmp_path, monkeypatch):
-    root = planted(tmp_path, "constraints", "if dim_eq d v then w else d", "if dim_eq d w then v else d",
-                   within="Unify")
-    rep = replay(root, "constraints", monkeypatch)
-    assert_failed_by_steps(root, "constraints", rep, {"value_subst_dim"})
+    assert_plant_fails(tmp_path, monkeypatch, "constraints", "if dim_eq d v then w else d", "if dim_eq d w then v else d",
+                       within="Unify", goals={"value_subst_dim"})
 
 
-@pytest.mark.req("MUL-R2", "ADD-R2", "SUB-R2", "DIV-R2", "GEMM-R3", "PAD-R1")
-def test_the_unplanted_copy_is_the_repository(tmp_path):
-    """The control: without the plant the copy is proofs/ byte for byte, whose session the proof
-    step replays (tools/prove); the failures above come from the plants."""
-    root = planted(tmp_path, "constraints", "module GemmRefusals", "module GemmRefusals")
-    assert_copy_is_the_repository(root)
+@needs_why3
+@pytest.mark.req("MUL-R1", "MUL-R2", "MUL-R4", "ADD-R2", "SUB-R2", "DIV-R2", "GEMM-R1", "GEMM-R3", "GEMM-R4",
+                 "PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4")
+def test_the_unplanted_copy_replays_the_same_goals(tmp_path, monkeypatch):
+    """The control: without a plant the copy is proofs/ byte for byte, and the same focused
+    replay of the five goals fails none of them; the failures above come from the plants."""
+    assert_unplanted_replays(tmp_path, monkeypatch, "constraints",
+                             {"dense_typed_kept", "gemm_tail_kept", "pad_kept", "gemm_static_c_mat", "value_subst_dim"})

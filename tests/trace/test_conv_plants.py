@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from .proof_plants import assert_copy_is_the_repository, assert_failed_by_steps, failed_goals, needs_why3, planted, replay
+from .proof_plants import assert_plant_fails, assert_unplanted_replays, needs_why3
 
 # the anchors below are unique lines of proofs/conv.mlw
 IM2COL_ROW_B = "(tap (col_x g j) g.sw (row_b g r) g.dw g.pl)\n"
@@ -24,11 +24,8 @@ ROW_STEP = "= if b <= 0 then s else add (frow x w g n m y xo s c a (b - 1)) (ter
 @needs_why3
 @pytest.mark.req("CONV-R1", "CONV-R6")
 def test_off_by_one_in_the_im2col_map_fails(tmp_path, monkeypatch):
-    root = planted(tmp_path, "conv", IM2COL_ROW_B, "(tap (col_x g j) g.sw (row_b g r + 1) g.dw g.pl)\n")
-    rep = replay(root, "conv", monkeypatch)
-    assert rep["status"] in ("failed", "obsolete"), rep
-    assert "im2col_def" in failed_goals(rep), rep
-    assert_failed_by_steps(root, "conv", rep, {"im2col_def"})
+    assert_plant_fails(tmp_path, monkeypatch, "conv", IM2COL_ROW_B,
+                       "(tap (col_x g j) g.sw (row_b g r + 1) g.dw g.pl)\n", {"im2col_def"})
 
 
 @needs_why3
@@ -36,15 +33,12 @@ def test_off_by_one_in_the_im2col_map_fails(tmp_path, monkeypatch):
 def test_swapped_summation_order_fails(tmp_path, monkeypatch):
     new = ROW_STEP.replace("add (frow x w g n m y xo s c a (b - 1)) (term x w g n m y xo c a (b - 1))",
                            "add (term x w g n m y xo c a (b - 1)) (frow x w g n m y xo s c a (b - 1))")
-    root = planted(tmp_path, "conv", ROW_STEP, new)
-    rep = replay(root, "conv", monkeypatch)
-    assert rep["status"] in ("failed", "obsolete"), rep
-    assert "row_fold" in failed_goals(rep), rep
-    assert_failed_by_steps(root, "conv", rep, {"row_fold"})
+    assert_plant_fails(tmp_path, monkeypatch, "conv", ROW_STEP, new, {"row_fold"})
 
 
 @needs_why3
 @pytest.mark.req("CONV-R1", "CONV-R6")
-def test_the_unplanted_copy_is_the_repository(tmp_path):
-    """The same copy without the plant is proofs/ itself (replayed by the proof step)."""
-    assert_copy_is_the_repository(planted(tmp_path, "conv", ROW_STEP, ROW_STEP))
+def test_the_unplanted_copy_replays_the_same_goals(tmp_path, monkeypatch):
+    """The same copy without the plant is proofs/ itself, and the same focused replay fails
+    neither goal."""
+    assert_unplanted_replays(tmp_path, monkeypatch, "conv", {"im2col_def", "row_fold"})

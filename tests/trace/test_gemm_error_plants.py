@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from .proof_plants import failed_goals, needs_why3, planted, replay
+from .proof_plants import assert_plant_fails, assert_unplanted_replays, needs_why3
 
 MUL64 = "<=. 0x1p-53 *. RA.abs (t'real x *. t'real y) +. 0x1p-1075 }\n  = let z"
 ADD32 = "<=. 0x1p-24 *. RA.abs (t'real x +. t'real y) }\n  = let z"
@@ -25,16 +25,11 @@ PLANTS = {"mul_model_f64": (MUL64, MUL64.replace(" +. 0x1p-1075", "")),
 @pytest.mark.req("GEMM-R7")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_sharpened_step_fails(plant, tmp_path, monkeypatch):
-    root = planted(tmp_path, "gemm_error", *PLANTS[plant])
-    rep = replay(root, "gemm_error", monkeypatch)
-    assert rep["status"] in ("failed", "obsolete"), rep
-    assert plant in failed_goals(rep), rep
+    assert_plant_fails(tmp_path, monkeypatch, "gemm_error", *PLANTS[plant], {plant})
 
 
 @needs_why3
 @pytest.mark.req("GEMM-R7")
-def test_the_unplanted_copy_replays(tmp_path, monkeypatch):
-    """The same copy and replay without the plant: the failures above come from the plants."""
-    root = planted(tmp_path, "gemm_error", MUL64, MUL64)
-    rep = replay(root, "gemm_error", monkeypatch)
-    assert rep["status"] == "ok", rep
+def test_the_unplanted_copy_replays_the_same_goals(tmp_path, monkeypatch):
+    """The same copy and focused replay without the plant: the failures above come from the plants."""
+    assert_unplanted_replays(tmp_path, monkeypatch, "gemm_error", set(PLANTS))

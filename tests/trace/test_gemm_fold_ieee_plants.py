@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from .proof_plants import assert_copy_is_the_repository, assert_failed_by_steps, failed_goals, needs_why3, planted, replay
+from .proof_plants import assert_plant_fails, assert_unplanted_replays, needs_why3
 
 STEM = "gemm_fold_ieee"
 # unique lines of fold_bound_c's postcondition (fold_bound_noc's end in "k)" and "eta }\n  = params ();\n    mul_fin")
@@ -31,27 +31,19 @@ ETA_LINK = "+. 2.0) *. 0x1p-1074 }\n  = gemm_bound_c_f64 a b c ta tb alpha beta 
 @pytest.mark.req("GEMM-R7")
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_sharpened_end_to_end_bound_fails(plant, tmp_path, monkeypatch):
-    root = planted(tmp_path, STEM, *PLANTS[plant])
-    rep = replay(root, STEM, monkeypatch)
-    assert rep["status"] in ("failed", "obsolete"), rep
-    assert "fold_bound_c" in failed_goals(rep), rep
-    assert_failed_by_steps(root, STEM, rep, {"fold_bound_c"})
+    assert_plant_fails(tmp_path, monkeypatch, STEM, *PLANTS[plant], {"fold_bound_c"})
 
 
 @needs_why3
 @pytest.mark.req("GEMM-R7")
-def test_the_unplanted_copies_are_the_repository(tmp_path):
-    """The same copies without the plants are proofs/ itself (replayed by the proof step)."""
-    assert_copy_is_the_repository(planted(tmp_path / "fold", STEM, GAMMA_C, GAMMA_C))
-    assert_copy_is_the_repository(planted(tmp_path / "link", LINK, ETA_LINK, ETA_LINK))
+def test_the_unplanted_copies_replay_the_same_goals(tmp_path, monkeypatch):
+    """The same copies without the plants are proofs/ itself, and the same focused replays pass."""
+    assert_unplanted_replays(tmp_path / "fold", monkeypatch, STEM, {"fold_bound_c"})
+    assert_unplanted_replays(tmp_path / "link", monkeypatch, LINK, {"gemm_bound_f64"})
 
 
 @needs_why3
 @pytest.mark.req("GEMM-R7")
 def test_a_sharpened_theorem_about_gemm_entry_fails(tmp_path, monkeypatch):
-    root = planted(tmp_path, LINK, ETA_LINK, ETA_LINK.replace("+. 2.0)", "+. 1.0)"))
-    rep = replay(root, LINK, monkeypatch)
-    assert rep["status"] in ("failed", "obsolete"), rep
-    assert "gemm_bound_f64" in failed_goals(rep), rep
-    assert_failed_by_steps(root, LINK, rep, {"gemm_bound_f64"})
+    assert_plant_fails(tmp_path, monkeypatch, LINK, ETA_LINK, ETA_LINK.replace("+. 2.0)", "+. 1.0)"), {"gemm_bound_f64"})
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from .proof_plants import (assert_copy_is_the_repository, assert_failed_by_steps, failed_goals,
-                           needs_why3, planted, replay)
+from .proof_plants import assert_plant_fails, assert_unplanted_replays, needs_why3
 
 STEM = "half_conversions"
 W16 = "F32.t'real (f16_to_f32 RNE x) = F16.t'real x\n"
@@ -30,20 +29,14 @@ PLANTS = {"widen16_exact_rne": ("Widen16", W16, "F32.t'real (f16_to_f32 RNE x) =
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_false_conversion_lemma_fails(plant, tmp_path, monkeypatch):
     module, old, new = PLANTS[plant]
-    root = planted(tmp_path, STEM, old, new, within=module)
-    rep = replay(root, STEM, monkeypatch)
-    assert rep["status"] in ("failed", "obsolete"), rep
-    assert plant in failed_goals(rep), rep
-    assert_failed_by_steps(root, STEM, rep, {plant})
+    assert_plant_fails(tmp_path, monkeypatch, STEM, old, new, {plant}, within=module)
 
 
 @needs_why3
 @pytest.mark.req("MUL-R3", "ADD-R3", "SUB-R3", "RELU-R3", "GEMM-R7", "MATMUL-R5")
-def test_the_unplanted_copy_replays(tmp_path, monkeypatch):
-    """The same copy without a plant is the repository's proofs/, and its replay is ok: the
-    failures above come from the plants."""
-    module, old, _ = PLANTS["widen16_exact_rne"]
-    root = planted(tmp_path, STEM, old, old, within=module)
-    assert_copy_is_the_repository(root)
-    rep = replay(root, STEM, monkeypatch)
-    assert rep["status"] == "ok", rep
+def test_the_unplanted_copy_replays_the_same_goals(tmp_path, monkeypatch):
+    """The same copy without a plant is the repository's proofs/, and the same focused replay
+    fails neither widen16_class nor widenbf16_exact_rne: the failures above come from the
+    plants, not from the copy or the focus. (widen16_exact_rne alone takes about 45 s: the
+    proof step replays it, on these very files, in the same CI run.)"""
+    assert_unplanted_replays(tmp_path, monkeypatch, STEM, {"widen16_class", "widenbf16_exact_rne"})

@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import pytest
 
-from .proof_plants import assert_failed_by_steps, needs_why3, planted, replay
+from .proof_plants import assert_failed_by_steps, assert_plant_fails, assert_unplanted_replays, needs_why3, planted, replay
+
+BROADCAST_GOALS = {"broadcastable_iff_broadcast_shape", "not_broadcastable_example"}
+GEMM_C_GOALS = {"refuses_c_transposed", "refuses_c_not_mn", "accepts_exactly"}
 
 
 @needs_why3
 @pytest.mark.req("MUL-R4", "ADD-R4", "SUB-R4")
 def test_broadcastable_redefined_as_true_fails_the_refusal_goals(tmp_path, monkeypatch):
     old = "predicate broadcastable (s1 s2: shape) = compat_rev (rev_app s1 Nil) (rev_app s2 Nil)"
-    root = planted(tmp_path, "elementwise", old, "predicate broadcastable (s1 s2: shape) = true")
-    rep = replay(root, "elementwise", monkeypatch)
+    assert_plant_fails(tmp_path, monkeypatch, "elementwise", old, "predicate broadcastable (s1 s2: shape) = true",
+                       BROADCAST_GOALS)
     # (later goals such as refuses_broadcastable may still replay: Why3 lets them use the earlier,
     # now unproved, lemma broadcastable_iff_broadcast_shape; the session fails all the same)
-    assert_failed_by_steps(root, "elementwise", rep, {"broadcastable_iff_broadcast_shape", "not_broadcastable_example"})
 
 
 @needs_why3
@@ -43,16 +45,13 @@ def test_shape_blind_c_fails_the_gemm_refusal_goals(tmp_path, monkeypatch):
     mlw.write_text(mlw.read_text().replace(anchor, (
         "  let rec function numel (s: shape) : int variant { s }\n"
         "  = match s with Nil -> 1 | Cons d r -> d * numel r end\n\n") + anchor, 1))
-    rep = replay(root, "gemm_refusal", monkeypatch)
-    assert_failed_by_steps(root, "gemm_refusal", rep, {"refuses_c_transposed", "refuses_c_not_mn", "accepts_exactly"})
+    rep = replay(root, "gemm_refusal", monkeypatch, only=GEMM_C_GOALS)
+    assert_failed_by_steps(root, "gemm_refusal", rep, GEMM_C_GOALS)
 
 
 @needs_why3
 @pytest.mark.req("MUL-R4", "GEMM-R4")
-def test_the_unplanted_copies_replay(tmp_path, monkeypatch):
-    """The same copy and replay without the plant: the failures above come from the plants."""
-    for stem in ("elementwise", "gemm_refusal"):
-        root = planted(tmp_path / stem, stem, "module Refusal" if stem == "elementwise" else "module GemmRefusal",
-                        "module Refusal" if stem == "elementwise" else "module GemmRefusal")
-        rep = replay(root, stem, monkeypatch)
-        assert rep["status"] == "ok", rep
+def test_the_unplanted_copies_replay_the_same_goals(tmp_path, monkeypatch):
+    """The same copies and focused replays without the plants: the failures above come from the plants."""
+    assert_unplanted_replays(tmp_path / "elementwise", monkeypatch, "elementwise", BROADCAST_GOALS)
+    assert_unplanted_replays(tmp_path / "gemm_refusal", monkeypatch, "gemm_refusal", GEMM_C_GOALS)

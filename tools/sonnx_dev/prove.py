@@ -102,10 +102,43 @@ def fresh_work(root: Path, work: Path) -> Path:
     return work
 
 
-def replay_session(root, rel: str, work: Path, hang_guard: int = HANG_GUARD_S) -> dict:
+def focus(session_xml: Path, only: set[str]) -> None:
+    """Keep the proof attempts of the top-level goals named in ``only`` (a goal's name without
+    its "'vc" suffix) and strip every other goal's attempts (its transformations and subgoals
+    stay), in place: `why3 replay` then runs the
+    attempts of those goals alone. The goals stay in the session and their statements keep
+    every earlier lemma as a hypothesis, proved or not, exactly as in a whole replay; what is
+    left out is only the re-running of the other goals' attempts. For the planted-fault tests
+    (tests/trace/proof_plants.py), which ask whether given goals still replay, not the rest."""
+    text = session_xml.read_text(encoding="utf-8")
+    tree = ET.ElementTree(ET.fromstring(text.encode("utf-8")))
+    named = set()
+    for th in tree.getroot().iter("theory"):
+        for g in th.findall("goal"):
+            name = g.get("name", "").split("'vc")[0]
+            named.add(name)
+            if name not in only:
+                # only the attempts go: the goal tree stays whole, since why3shapes.gz holds the
+                # goals' shapes in the order of that tree (removing subgoals shifts them, and
+                # Why3 then pairs the remaining attempts with other goals)
+                for node in [g, *g.iter("goal")]:
+                    for pr in node.findall("proof"):
+                        node.remove(pr)
+                    node.set("proved", "false")
+                for tr in g.iter("transf"):
+                    tr.set("proved", "false")
+    if not only or only - named:
+        raise ValueError(f"focus: no such top-level goal in {session_xml}: {sorted(only - named) or 'none named'}")
+    head = text.split("<why3session", 1)[0]       # the XML declaration and Why3's DOCTYPE
+    session_xml.write_text(head + ET.tostring(tree.getroot(), encoding="unicode") + "\n", encoding="utf-8")
+
+
+def replay_session(root, rel: str, work: Path, hang_guard: int = HANG_GUARD_S,
+                   only: set[str] | None = None) -> dict:
     """`why3 replay` of proofs/<stem>/ on a copy in ``work`` under the step budgets of
     steps_config (replay rewrites the session's times and shapes: the committed proofs/ stays
-    untouched)."""
+    untouched). ``only``: replay the attempts of these top-level goals alone (focus), under
+    the budgets of the whole session."""
     root, stem = Path(root), Path(rel).stem
     sess = root / "proofs" / stem
     t0 = time.monotonic()
@@ -118,6 +151,8 @@ def replay_session(root, rel: str, work: Path, hang_guard: int = HANG_GUARD_S) -
             shutil.copy2(f, work / stem / f.name)
     conf = work / f"{stem}.why3.conf"
     steps_config(root, work / stem / "why3session.xml", conf)
+    if only is not None:
+        focus(work / stem / "why3session.xml", set(only))
     cmd = ["why3", "-C", str(conf), "replay", "-L", str(work), str(work / stem)]
     try:
         p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=hang_guard)
