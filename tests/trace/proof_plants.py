@@ -1,7 +1,7 @@
 """What the planted-fault tests of the proofs share (test_refusal_plants.py, test_conv_plants.py,
 test_gemm_fold_error_plants.py, the C kernels' "code proved is code run" tests): a copy of proofs/
 with one edit, its replay as tools/prove replays it (prove.replay_session, the step budgets of
-prove.steps_config), the check that every failed leaf was stopped by its prover (an answer, or its
+prove.steps_config), focused on the goals the plant should break (prove.focus), the check that every failed leaf was stopped by its prover (an answer, or its
 step limit), never by the clock or by memory (issue 32: a failing verdict's reason is the same on
 every machine), and the C extracted from the planted copy loaded as sonnx loads its kernels."""
 from __future__ import annotations
@@ -46,11 +46,9 @@ def _tree(folder: Path) -> dict[str, bytes]:
 
 
 def assert_copy_is_the_repository(root: Path) -> None:
-    """The control of a plant test: the copy made without the plant is proofs/ byte for byte,
-    so replaying it would repeat what the proof step (tools/prove) does with the same function
-    and budgets on these very files; a plant's failure then comes from the plant. One control
-    still replays its copy, to show the copy and replay work end to end
-    (test_gemm_error_plants.py, test_refusal_plants.py)."""
+    """Half of a plant file's control (assert_unplanted_replays): the copy made without the
+    plant is proofs/ byte for byte, the very files whose whole sessions the proof step
+    (tools/prove) replays with the same function and budgets."""
     assert _tree(root / "proofs") == _tree(REPO / "proofs")
 
 
