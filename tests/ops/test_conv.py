@@ -453,6 +453,26 @@ class TestAttributes:
         with pytest.raises(TypeError, match="conv"):
             cv.conv(x, w, b, **(keywords(attrs) | bad))
 
+    @pytest.mark.parametrize("name", ["kernel_shape", "pads", "strides", "dilations"])
+    def test_a_1d_integer_array_is_the_same_attribute_as_its_list(self, name):
+        [x, w, b], attrs = example("float", 22)
+        listed = cv.conv(x, w, b, **keywords(attrs))
+        as_array = cv.conv(x, w, b, **(keywords(attrs) | {cv.KERNEL_ATTRIBUTES[name]: np.array(attrs[name], np.int64)}))
+        assert as_array.tobytes() == listed.tobytes() and as_array.dtype == listed.dtype
+
+    @pytest.mark.parametrize("value", [np.array([1.0, 1.0]), np.array([True, True])])
+    def test_an_array_of_floats_or_booleans_is_refused_as_its_list_is(self, value):
+        [x, w, b], attrs = example("float", 22)
+        for given in (value, value.tolist()):
+            with pytest.raises(ProfileViolation) as e:
+                cv.conv(x, w, b, **(keywords(attrs) | {"strides": given}))
+            assert ids(e.value) == {"CONV-R4"}
+
+    def test_a_2d_array_is_the_wrong_python_type(self):
+        [x, w, b], attrs = example("float", 22)
+        with pytest.raises(TypeError, match="strides must be a tuple of integers"):
+            cv.conv(x, w, b, **(keywords(attrs) | {"strides": np.array([[1, 1]])}))
+
     def test_unknown_mode(self):
         [x, w, b], attrs = example("float", 22)
         with pytest.raises(ValueError):

@@ -280,7 +280,12 @@ class _Plan(NamedTuple):
 
 
 def _ints(v: object) -> object:
-    """INTS keywords as tuples (a list from onnx.helper is the same attribute)."""
+    """INTS keywords as tuples: a list from onnx.helper, or a 1-D numpy array (the pools take
+    them too; onnx.numpy_helper gives them), is the same attribute. The elements are judged by
+    the constraint function as for a list (floats or booleans: CONV-R4); an array of another
+    rank stays an array and is refused as the wrong Python type."""
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        return tuple(v.tolist())
     return tuple(v) if isinstance(v, (list, tuple)) else v
 
 
