@@ -45,8 +45,10 @@ def raise_if_any(violations: list[Violation]) -> None:
 
 def wrong_type(fn: str, what: str, expected: str, got: object, way_out: str = "") -> TypeError:
     """The one text of a kernel argument of the wrong Python type: ``sonnx.<fn>: <what> must be
-    <expected>, got <type>``, then the way out when there is one."""
-    return TypeError(f"sonnx.{fn}: {what} must be {expected}, got {type(got).__name__}{way_out}")
+    <expected>, got <type>``, then the way out when there is one. A sequence is also shown
+    (bounded): "got tuple" alone does not say which element is wrong."""
+    seen = f" {shown(got)}" if type(got).__name__ in ("list", "tuple", "ndarray") else ""
+    return TypeError(f"sonnx.{fn}: {what} must be {expected}, got {type(got).__name__}{seen}{way_out}")
 
 
 def shown(value: object, limit: int = 80) -> str:

@@ -322,7 +322,7 @@ def test_alpha_that_no_float32_holds_is_refused(big):
 @pytest.mark.parametrize("mode", [None, 1, b"exact", ["exact"]])
 def test_mode_that_is_not_a_string_is_a_type_error(mode):
     with pytest.raises(TypeError, match=rf"^sonnx.gemm: mode must be a str \('exact' or 'fast'\), "
-                                        rf"got {type(mode).__name__}$"):
+                                        rf"got {type(mode).__name__}( \[.*\])?$"):
         sonnx.gemm(X23, X34, mode=mode)
 
 
