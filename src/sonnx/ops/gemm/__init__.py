@@ -817,22 +817,23 @@ def c_call(shapes, dtype, keywords) -> CCall | None:
 # Where the default kernel (sonnx.gemm / sonnx.matmul, sonnx run and sonnx.Session's default
 # engine) runs the float32/float64 proved C entries instead of the llvmlite fold (the same bits):
 # issue 32 asks for the proved C wherever it is within 1.5x of the fold. Measured in one process,
-# C / fold, median (min - max) of 7 interleaved rounds, 2 shared cores (/tmp sweep, 2026-11-29;
-# tools/bench gemm_c): sonnx.gemm at 16^3 - 32^3 0.59 - 0.74, M = 1 (784 -> 1024, 4096 -> 4096)
-# 0.45 - 0.81; the Session with the weights prepared (the fold's packed B against the C's
-# contiguous B') at 16^3 - 32^3 1.3 - 1.4 and M = 1 1.2 - 1.3 (float64 4096 -> 4096: 1.4); but
-# 64^3 1.1 - 1.2 in sonnx.gemm and 1.7 - 2.0 in the Session, 128^3 1.5 - 1.7, M = 2 - 4 1.7 - 2.2
-# in the Session, 512^3 1.6 - 2.0. So: M = 1, or at most 2^15 multiply-adds (the exact fused
-# chain's FUSE_LIMIT, run/chain.py: a node that joins a chain runs this C alone too)
-C_DEFAULT_WORK = 1 << 15
+# C / fold, median (min - max) of 7 interleaved rounds, float32 and float64, transB 0 and 1, 2
+# shared cores at load 2.6 (2026-11-29), both for sonnx.gemm's arithmetic (the fold packing B at
+# each call) and for a Session's kernel with the weights fixed (the fold's B packed once, the C's
+# B' made contiguous once): at most 2^18 multiply-adds (64^3, 1 x 512 x 512, 4 x 256 x 256,
+# 1000 x 16 x 16, 32 x 64 x 128, ...) sonnx.gemm 0.3 - 1.3, the Session 0.5 - 1.43 (maxima up to
+# 1.56); above, the Session's ratio passes 1.5: 8 x 256 x 256 1.4 - 1.7, 128^3 1.5 - 1.9, M = 1
+# with 784 x 1024 or 1024 x 1024 weights 1.1 - 2.1 (memory-bound: the fold's packed B streams
+# faster), 512^3 1.6 - 2.0. Below 2^15 (the exact fused chain's FUSE_LIMIT, run/chain.py) the C
+# is faster in both (0.5 - 0.8). So: at most 2^18 multiply-adds; the fold above
+C_DEFAULT_WORK = 1 << 18
 
 
 def _c_default_sizes(m: int, n: int, k: int) -> bool:
-    return m == 1 or m * n * k <= C_DEFAULT_WORK
+    return m * n * k <= C_DEFAULT_WORK
 
 
-C_DEFAULT_SIZES = CSizeRule(("f32", "f64"), _c_default_sizes, "M = 1 or M * N * K <= 2^15",
-                            "the llvmlite fold")
+C_DEFAULT_SIZES = CSizeRule(("f32", "f64"), _c_default_sizes, "M * N * K <= 2^18", "the llvmlite fold")
 
 _C_PROOF = "proofs/gemm_c.mlw"
 _C_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")
