@@ -1,6 +1,9 @@
-"""Benchmark: Gemm exact mode, the proved C kernel (sonnx.c_kernels.gemm, the register-tiled loop
-of proofs/gemm_c_tile.mlw) against sonnx.gemm's exact mode (the llvmlite-compiled fold,
-sonnx/ops/gemm/fold.py), in the same process on the same inputs.
+"""Benchmark: Gemm exact mode, the proved C kernel (sonnx.c_kernels.gemm's arithmetic, the
+register-tiled loop of proofs/gemm_c_tile.mlw) against the llvmlite-compiled fold
+(sonnx/ops/gemm/fold.py), in the same process on the same inputs, each as sonnx.gemm runs it after
+its checks (one plan, gemm.check, for both: the C through gemm._gemm_c, the fold through
+gemm._exact_float). sonnx.gemm itself runs the C up to Gemm's size rule (C_BINDING.sizes:
+M * N * K <= 2^18) and the fold above, so the shapes include that bound (64^3, 1 x 512 x 512).
 
 Not a test: it prints ratios C / fold (median and range over interleaved rounds, timing.py) and
 writes build/bench/gemm_c.json and gemm_c.md. Integer Gemm (int32, int64 at 64, 256, 512): the C
@@ -18,10 +21,12 @@ import numpy as np
 
 import sonnx
 from sonnx import c_kernels as ck
+from sonnx.ops import gemm as G
 
 from timing import fmt_range, load_average, machine, ratio_spread, rounds_of, write_figures
 
-SHAPES = [(64, 64, 64), (256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (1000, 784, 1024), (1, 784, 1024)]
+SHAPES = [(16, 16, 16), (64, 64, 64), (96, 96, 96), (256, 256, 256), (512, 512, 512), (1024, 1024, 1024),
+          (1000, 784, 1024), (1, 512, 512), (1, 784, 1024)]
 
 
 def main() -> None:
@@ -33,11 +38,15 @@ def main() -> None:
         for m, k, n in SHAPES:
             a = rng.standard_normal((m, k)).astype(dt)
             b = rng.standard_normal((k, n)).astype(dt)
-            if ck.gemm(a, b).tobytes() != sonnx.gemm(a, b).tobytes():
+            plan = G.check(a, b, None, 1.0, 1.0, False, False, "exact", G.LATEST)
+            c_run = lambda: G._gemm_c(ck, plan, a, b, None, 1.0, 1.0)           # noqa: E731
+            fold_run = lambda: G._exact_float(a, b, None, 1.0, 1.0, plan.acc)   # noqa: E731
+            if not (c_run().tobytes() == fold_run().tobytes() == ck.gemm(a, b).tobytes() == sonnx.gemm(a, b).tobytes()):
                 raise SystemExit(f"bench_gemm_c: C and exact Gemm differ at {m}x{k}x{n} {np.dtype(dt).name}")
             big = m * k * n >= 512 ** 3
-            seen = rounds_of({"c": lambda: ck.gemm(a, b), "fold": lambda: sonnx.gemm(a, b)},
-                             reps=1 if big else 5 if m * k * n >= 256 ** 3 else 50, rounds=3 if big else 5)
+            seen = rounds_of({"c": c_run, "fold": fold_run},
+                             reps=1 if big else 5 if m * k * n >= 256 ** 3 else 50 if m * k * n >= 1 << 18 else 500,
+                             rounds=3 if big else 5)
             key = f"gemm_{np.dtype(dt).name}_{m}x{k}x{n}"
             figures[key] = {"c/fold": ratio_spread(seen, "c", "fold"),
                             "c_seconds_min": min(seen["c"]), "fold_seconds_min": min(seen["fold"])}
