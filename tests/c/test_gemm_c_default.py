@@ -94,6 +94,9 @@ def test_the_default_runs_the_proved_c_up_to_the_rule_and_the_fold_above_with_th
     expect = {SMALL: "c", EDGE: "c", BATCH1: "c", ABOVE: "fold", BATCH1_ABOVE: "fold", LARGE: "fold"}
     for (m, k, n), want in expect.items():
         assert rule.admits(m, n, k) == (want == "c"), (m, k, n)
+    # every Gemm node an exact fused chain takes runs this C node by node too (run/chain.py)
+    from sonnx.run import chain
+    assert all(rule.admits(*s) for s in ((1, 1, chain.FUSE_LIMIT["exact"]), (32, 32, chain.FUSE_LIMIT["exact"] // 1024)))
     calls = spy(monkeypatch)
     for (m, k, n), want in expect.items():
         for tb in (False, True):

@@ -3,7 +3,9 @@
 ``constraints`` is the only place where GEMM-R1..R6 are decided; the kernels and the model
 validator call it. GEMM-R7 (the result) is implemented by ``gemm_reference`` (plain Python
 loops, the concrete level of proofs/gemm.mlw), by the exact kernel (the same fold compiled
-with llvmlite, bit-exact with the reference) and bounded for the fast kernel (BLAS).
+with llvmlite, bit-exact with the reference; for integer T, and for float32/float64 up to the
+size rule of the record's C binding, C_DEFAULT_SIZES, the C kernel extracted from
+proofs/gemm_c.mlw instead, the same bits) and bounded for the fast kernel (BLAS).
 Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
 """
 from __future__ import annotations
