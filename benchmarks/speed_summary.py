@@ -34,8 +34,8 @@ def summary(c: dict, g: dict) -> str:
                          f"numpy's ufunc{' (maximum(x, 0))' if op == 'relu' else ''}", _r(fig["sonnx/numpy"])))
     for s in (256, 512, 1024):
         fig = g[f"gemm_float32_{s}x{s}x{s}"]
-        rows.append((f"Gemm exact float32 {s}^3", "proved C (`sonnx.c_kernels.gemm`, not the default)",
-                     "the llvmlite fold (`sonnx.gemm`, the default)", _r(fig["c/fold"])))
+        rows.append((f"Gemm exact float32 {s}^3", "proved C (`sonnx.c_kernels.gemm`; the default up to 2^18 multiply-adds)",
+                     "the llvmlite fold (the default above 2^18)", _r(fig["c/fold"])))
     for s in (256, 512):
         fig = g[f"gemm_int32_{s}"]
         rows.append((f"Gemm int32 {s}^3", "proved C (the default)", "numpy matmul on unsigned views",

@@ -147,7 +147,8 @@ def test_a_fault_planted_in_the_integer_kernel_fails_its_proof_and_changes_what_
     sums = np.array([[1 + sum(int(a[i, l]) + int(b[l, j]) for l in range(2)) for j in range(2)] for i in range(2)])
     assert np.array_equal(honest, a @ b) and np.array_equal(planted_run, sums)
     # Gemm's record makes its integer entries the default: the default engine, sonnx.matmul and
-    # sonnx.gemm run that C too and compute the planted result; float Gemm (the fold) does not
+    # sonnx.gemm run that C too and compute the planted result; float Gemm (its own entry at
+    # this size, the fold above 2^18 multiply-adds) does not
     assert np.array_equal(Session(model).run(None, {"a": a, "b": b})[0], sums)
     assert np.array_equal(sonnx.matmul(a, b), sums) and np.array_equal(sonnx.gemm(a, b), sums)
     f = a.astype(np.float32)

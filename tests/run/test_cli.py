@@ -269,10 +269,17 @@ def test_corrupted_input_files_never_give_a_traceback(tmp_path, capsys, suffix):
 
 
 def _without_llvmlite(monkeypatch):
+    import dataclasses
+
+    from sonnx.ops import gemm
     from sonnx.ops.gemm import fold as gemm_fold
     monkeypatch.setenv(gemm_fold.FORCE_NUMPY_ENV, "1")      # the numpy fold, as without llvmlite
     monkeypatch.setattr(gemm_fold, "_FOLD", [])
     monkeypatch.setattr(gemm_fold, "_warned", [])
+    # the model's layers are small enough for the proved C (Gemm's size rule): the rule made to
+    # admit nothing, so that its float Gemm runs the fold, as a larger model's would
+    nothing = dataclasses.replace(gemm.C_DEFAULT_SIZES, admits=lambda m, n, k: False)
+    monkeypatch.setattr(gemm, "C_BINDING", dataclasses.replace(gemm.C_BINDING, sizes=nothing))
     return gemm_fold
 
 

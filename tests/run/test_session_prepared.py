@@ -167,7 +167,10 @@ def test_constant_weights_are_packed_once_not_per_run(monkeypatch):
     calls = []
     pack = fold._pack_b
     monkeypatch.setattr(fold, "_pack_b", lambda *args: calls.append(1) or pack(*args))
-    model, a, _, _ = gemm_model(np.float32, 2, 30, 40)
+    from sonnx.ops import gemm
+    m, k, n = 2, 300, 500       # above Gemm's size rule: the fold runs (below it, the proved C)
+    assert m * k * n > gemm.C_DEFAULT_WORK
+    model, a, _, _ = gemm_model(np.float32, m, k, n)
     session = Session(model, "exact")
     made = len(calls)
     assert made == 1

@@ -60,11 +60,38 @@ def test_default_entries_come_from_the_records_and_a_non_default_binding_has_non
         b = op.c_binding
         for e in (b.entries if b else ()):
             for rid in e.ids:
-                assert (f"{e.name} ({e.proof})" in entries.get(rid, [])) == b.runs_by_default(e.suffix)
-    # a record may name the entry points it makes the default: Gemm's integer ones, not its float ones
+                rule = b.size_rule(e.suffix)
+                sized = "" if rule is None else f" only where {rule.text}, {rule.otherwise} otherwise"
+                assert (f"{e.name} ({e.proof}){sized}" in entries.get(rid, [])) == b.runs_by_default(e.suffix)
+    # a record may name the entry points it makes the default: Gemm's integer ones at every size,
+    # its float ones only where its size rule admits the call, the rule said in the row
     gemm_rows = entries["GEMM-R6"]
-    assert any(x.startswith("sonnx_gemm_u32 ") for x in gemm_rows)
-    assert not any(x.startswith("sonnx_gemm_f32 ") for x in entries.get("GEMM-R7", []))
+    assert "sonnx_gemm_u32 (proofs/gemm_c.mlw)" in gemm_rows
+    rule = registry.by_stem("gemm").c_binding.sizes
+    assert rule is not None and rule.suffixes == ("f32", "f64")
+    f32 = [x for x in entries["GEMM-R7"] if x.startswith("sonnx_gemm_f32 ")]
+    assert f32 == [f"sonnx_gemm_f32 (proofs/gemm_c.mlw) only where {rule.text}, the llvmlite fold otherwise"]
+    # MatMul's kernel is Gemm's: its row lists Gemm's default entry points with matmul.mlw, the
+    # float ones with the same rule
+    mm = entries["MATMUL-R5"]
+    assert "sonnx_gemm_u32 (proofs/gemm_c.mlw + proofs/matmul.mlw)" in mm
+    assert f"sonnx_gemm_f64 (proofs/gemm_c.mlw + proofs/matmul.mlw) only where {rule.text}, the llvmlite fold otherwise" in mm
+    # the cell counts the bounded ones apart, with the rule
+    cell = running.cell(running.running(True, True, running.proved_entries()["GEMM-R7"], entries["GEMM-R7"]))
+    assert f"; 2 of them only where {rule.text}, the llvmlite fold otherwise), other types tested" in cell
+    # a binding without the rule runs every size: the rows lose the words (and a record that
+    # drops its float entries from the default loses the rows)
+    gemm = registry.by_stem("gemm")
+    ops2 = {k: (dataclasses.replace(op, c_binding=dataclasses.replace(op.c_binding, sizes=None))
+                if op is gemm else op) for k, op in ops.items()}
+    monkeypatch.setattr(running, "operators", lambda: ops2)
+    assert "sonnx_gemm_f32 (proofs/gemm_c.mlw)" in running.default_entries()["GEMM-R7"]
+    ops2 = {k: (dataclasses.replace(op, c_binding=dataclasses.replace(op.c_binding, default=("u32", "u64")))
+                if op is gemm else op) for k, op in ops.items()}
+    monkeypatch.setattr(running, "operators", lambda: ops2)
+    assert not any(x.startswith("sonnx_gemm_f") for x in running.default_entries()["GEMM-R7"])
+    assert not any(x.startswith("sonnx_gemm_f") for x in running.default_entries()["MATMUL-R5"])
+    monkeypatch.setattr(running, "operators", lambda: ops)
     mul = registry.by_stem("mul")
     assert mul in defaults and entries["MUL-R3"]
     ops = {k: (dataclasses.replace(op, c_binding=dataclasses.replace(op.c_binding, default=False))

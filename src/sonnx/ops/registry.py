@@ -104,6 +104,19 @@ class CCall:
 
 
 @dataclass(frozen=True)
+class CSizeRule:
+    """The sizes at which an operator's default kernel runs some of its default entry points
+    (``suffixes``); on other sizes it runs the operator's own kernel (``otherwise``), which
+    gives the same bits. Decided from measurements, written once here, read by the kernel, the
+    executor's planning and the trace alike (Gemm: the float entries where they are within 1.5x
+    of the llvmlite fold)."""
+    suffixes: tuple[str, ...]                   # the entry points the rule bounds (f32, f64, ...)
+    admits: Callable[[int, int, int], bool]     # (M, N, K) of a matrix call -> the entry point runs
+    text: str                                   # the rule in words, e.g. "M = 1 or M * N * K <= 2^15"
+    otherwise: str                              # what runs on the other sizes, e.g. "the llvmlite fold"
+
+
+@dataclass(frozen=True)
 class CBinding:
     """An operator's C kernels: the extracted source, its proof, the entry points and the Python
     function that checks the operands as the Python kernel does and calls them."""
@@ -121,8 +134,9 @@ class CBinding:
     # the operator's default kernel (sonnx.<stem>, the default engine) runs these entry points on
     # the element types they take as they are (c_kernels.default_entry), and on the routes that
     # pass the bits as they are (CRoute.view); numpy for the others. True: every entry point; a
-    # tuple of suffixes: those entry points only (Gemm: the integer ones, faster than numpy; its
-    # float ones are slower than the llvmlite fold)
+    # tuple of suffixes: those entry points only; ``sizes`` may bound some of them to the sizes
+    # where they are fast enough (Gemm: the integer ones always, faster than numpy; the float
+    # ones where they are within 1.5x of the llvmlite fold)
     default: bool | tuple[str, ...] = False
     # the element types the wrapper runs through another type's entry points (CRoute); only
     # these, besides the entries' own types, are covered by the proved engine
@@ -131,10 +145,23 @@ class CBinding:
     # (operand shapes, element type, the kernel's keywords) -> CCall, or None when no entry
     # point computes the node as its kernel does (the chain is cut there)
     call: Callable | None = None
+    # the sizes at which the default kernel runs some of the ``default`` entry points (the
+    # others: always); None: every size
+    sizes: CSizeRule | None = None
 
     def runs_by_default(self, suffix: str) -> bool:
-        """The default kernel runs the entry point of this suffix (see ``default``)."""
+        """The default kernel runs the entry point of this suffix (see ``default``), on the sizes
+        ``sizes`` admits when it bounds that suffix (``runs_by_default_at``)."""
         return self.default is True or (isinstance(self.default, tuple) and suffix in self.default)
+
+    def size_rule(self, suffix: str) -> CSizeRule | None:
+        """The rule bounding the sizes at which the default kernel runs this suffix, if any."""
+        return self.sizes if self.sizes is not None and suffix in self.sizes.suffixes else None
+
+    def runs_by_default_at(self, suffix: str, m: int, n: int, k: int) -> bool:
+        """The default kernel runs the entry point of this suffix on a call of sizes (M, N, K)."""
+        rule = self.size_rule(suffix)
+        return self.runs_by_default(suffix) and (rule is None or bool(rule.admits(m, n, k)))
 
     def entry(self, suffix: str) -> CEntry | None:
         """The entry point of this element-type suffix (a route's ``through``), if any."""

@@ -18,8 +18,9 @@ dispatcher calls the extracted bodies in order in the default floating-point env
 once for the chain as each entry point sets it for itself, and does no arithmetic of its own. So
 a chain's results are the bits of its entry points called one by one (the proved engine, NaN
 payloads included), and the values of the default kernels (the same entry points for the
-element-wise operators and Relu; for Gemm and MatMul the exact fold, which may give a NaN another
-sign or payload, left open by the profile): tests/run/test_chain.py.
+element-wise operators and Relu, and for exact float Gemm and MatMul within their record's size
+rule, which admits every node a chain takes (FUSE_LIMIT below); above it the exact fold, which may
+give a NaN another sign or payload, left open by the profile): tests/run/test_chain.py.
 
 Which nodes join a chain (decided at plan time from the shapes, deterministic): a node with a
 CCall, within the size rule below (above it the node's own kernel is faster: the llvmlite fold in

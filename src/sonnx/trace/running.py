@@ -3,7 +3,8 @@
 The default engine (``sonnx run``, ``sonnx.<op>``, ``sonnx.Session``) runs numpy and llvmlite
 kernels that are tested and CrossHair-checked against the proofs, not proved, except where an
 operator's record makes its proved C entry points the default (``CBinding.default``: on the
-element types the entry points take as they are); the proved engine
+element types the entry points take as they are, and where a size rule bounds some of them,
+``CBinding.sizes``, on those sizes only: the row says so, with the rule); the proved engine
 (``sonnx run --engine proved``) and ``sonnx.c_kernels`` run the C entry points extracted from the
 proofs. A row's proved entry points are those whose goal names the requirement (each record's
 ``c_binding``: ``CEntry.ids``), and for an operator that runs another's entry points
@@ -39,21 +40,43 @@ def proved_entries() -> dict[str, list[str]]:
     return out
 
 
+SIZED = " only where "      # an entry point the default engine runs on some sizes only
+
+
+def _sized(b, e) -> str:
+    """`` only where RULE, OTHER otherwise`` when the binding's size rule bounds the sizes at
+    which the default kernel runs entry ``e`` (CBinding.sizes), else ""."""
+    rule = b.size_rule(e.suffix)
+    return "" if rule is None else f"{SIZED}{rule.text}, {rule.otherwise} otherwise"
+
+
 def default_entries() -> dict[str, list[str]]:
     """Requirement ID -> the C entry points extracted from a proof that the default engine runs
     for it (a record whose binding is the default one, ``CBinding.default``: its operator's
-    default kernel runs them on the element types they take as they are), as proved_entries."""
+    default kernel runs them on the element types they take as they are; those a size rule
+    bounds, ``CBinding.sizes``, followed by `` only where`` the rule and what runs otherwise), as
+    proved_entries; an operator whose kernel is another's (``CBinding.via``: MatMul's is Gemm's)
+    lists that one's default entry points for the IDs its refinement proof covers."""
     out: dict[str, list[str]] = {}
-    for op in operators().values():
+    ops = operators()
+    for op in ops.values():
         b = op.c_binding
         if b is not None and b.default:
             for e in b.entries:
                 if not b.runs_by_default(e.suffix):
                     continue
                 for rid in e.ids:
-                    out.setdefault(rid, []).append(f"{e.name} ({e.proof})")
+                    out.setdefault(rid, []).append(f"{e.name} ({e.proof}){_sized(b, e)}")
             for rid, text in _routed(b, view_only=True):
                 out.setdefault(rid, []).append(text)
+        if b is not None and b.via is not None:
+            stem, refinement, ids = b.via
+            inner = next((o.c_binding for o in ops.values() if o.stem == stem), None)
+            if inner is None or not inner.default:
+                continue
+            for rid in ids:
+                out.setdefault(rid, []).extend(f"{e.name} ({e.proof} + {refinement}){_sized(inner, e)}"
+                                               for e in inner.entries if inner.runs_by_default(e.suffix))
     return out
 
 
@@ -87,7 +110,11 @@ def cell(r: dict) -> str:
     d = len(r.get("default_proved", ()))
     text = "default: " + ", ".join(r["default_engine"])
     if d:
-        text = (f"default: {d} proved C entry point{'s' if d > 1 else ''} (their types), "
+        # the entry points a size rule bounds, counted apart with the rule (never claimed for
+        # every size)
+        rules = [e.split(SIZED, 1)[1] for e in r["default_proved"] if SIZED in e]
+        sized = "".join(f"; {rules.count(x)} of them only where {x}" for x in dict.fromkeys(rules))
+        text = (f"default: {d} proved C entry point{'s' if d > 1 else ''} (their types{sized}), "
                 f"other types {', '.join(r['default_engine'])}")
     routes = sum(" for " in e for e in r["proved_engine"])     # proved_entries' route rows
     n = len(r["proved_engine"]) - routes

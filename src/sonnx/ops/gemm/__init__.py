@@ -3,7 +3,9 @@
 ``constraints`` is the only place where GEMM-R1..R6 are decided; the kernels and the model
 validator call it. GEMM-R7 (the result) is implemented by ``gemm_reference`` (plain Python
 loops, the concrete level of proofs/gemm.mlw), by the exact kernel (the same fold compiled
-with llvmlite, bit-exact with the reference) and bounded for the fast kernel (BLAS).
+with llvmlite, bit-exact with the reference; for integer T, and for float32/float64 up to the
+size rule of the record's C binding, C_DEFAULT_SIZES, the C kernel extracted from
+proofs/gemm_c.mlw instead, the same bits) and bounded for the fast kernel (BLAS).
 Spec: spec/gemm.md. Proofs: proofs/gemm.mlw. Tests: tests/ops/test_gemm.py.
 """
 from __future__ import annotations
@@ -24,7 +26,8 @@ from ...semantics.values import same_value
 from .. import kernel, symdims
 from . import fold
 from ..elementwise import INT_ROUTE_PROOF
-from ..registry import HALF_CONVERSIONS_CHECKED, CBinding, CCall, CEntry, ConformRule, CRoute, Operator
+from ..registry import (HALF_CONVERSIONS_CHECKED, CBinding, CCall, CEntry, ConformRule, CRoute, CSizeRule,
+                        Operator)
 from ..signature import TensorSig, dense_and_typed, tensor_shape_violations
 from ...semantics.tensor import TensorValue, size
 
@@ -496,17 +499,37 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
     return _apply(plan, a, b, c, alpha, beta)
 
 
+def _sizes(plan: _Plan, a, b) -> tuple[int, int, int]:
+    """(M, N, K) of a call (GEMM-R1: A' is M x K, B' is K x N)."""
+    m, k = (a.shape[1], a.shape[0]) if plan.ta else (a.shape[0], a.shape[1])
+    return m, (b.shape[0] if plan.tb else b.shape[1]), k
+
+
+def _runs_c(plan: _Plan, m: int, n: int, k: int) -> bool:
+    """The default kernel runs the proved C entry point on this exact-mode call: the record's
+    binding makes the entry of T the default (c_kernels.default_entry: integer T on its width's
+    unsigned entry, float32/float64 on their own; float16/bfloat16 never, their route converts)
+    at these sizes (C_BINDING.runs_by_default_at: the size rule bounds the float entries)."""
+    from ... import c_kernels
+    if c_kernels.default_entry("gemm", plan.out) is None:
+        return False
+    if plan.acc is None:
+        return True         # integer T: the rule bounds no integer entry (C_BINDING.sizes)
+    return C_BINDING.runs_by_default_at(f"f{plan.acc.itemsize * 8}", m, n, k)
+
+
 # req: GEMM-R1, GEMM-R7
 def _apply(plan: _Plan, a, b, c, alpha, beta) -> np.ndarray:
     """The arithmetic of an accepted call (``plan``: what its checks found)."""
     ap = a.T if plan.ta else a
     bp = b.T if plan.tb else b
     out_dtype = plan.out
-    if plan.acc is None:
+    if plan.kernel is not _fast_float and _runs_c(plan, *_sizes(plan, a, b)):
+        # the proved C kernel (its record makes it the default: integer T always, float32 /
+        # float64 at the sizes C_BINDING.sizes admits): the same bits as the fold below
         from ... import c_kernels
-        if c_kernels.default_entry("gemm", out_dtype) is not None:
-            # the proved C kernel of T's width (its record makes it the default): the same bits
-            return _gemm_c(c_kernels, plan, a, b, c, 1, 1)
+        return _gemm_c(c_kernels, plan, a, b, c, *((1, 1) if plan.acc is None else (alpha, beta)))
+    if plan.acc is None:
         # Integers wrap modulo 2^bits (GEMM-R6 makes alpha = beta = 1). Arithmetic modulo 2^bits
         # is a commutative ring, so every summation order gives the same bits: numpy's integer
         # matmul (no BLAS, no rounding) on unsigned views, whose wrap-around is defined in C,
@@ -548,8 +571,50 @@ def bind(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: fl
         def bound(a, b, c=None):
             return _apply(plan, a, b, c, alpha, beta)
         return bound
-    return _prepared(plan, b if 1 in fixed else None, c if 2 in fixed else None, float(alpha), float(beta),
-                     mode == "exact")
+    b0, c0 = (b if 1 in fixed else None), (c if 2 in fixed else None)
+    sizes = _sizes(plan, a, b)
+    if mode == "exact" and _runs_c(plan, *sizes):
+        return _prepared_c(plan, b0, c0, float(alpha), float(beta), sizes)
+    return _prepared(plan, b0, c0, float(alpha), float(beta), mode == "exact")
+
+
+def _prepared_c(plan: _Plan, b0: np.ndarray | None, c0: np.ndarray | None, alpha: float,
+                beta: float, sizes: tuple[int, int, int]) -> Callable[..., np.ndarray]:
+    """gemm's bound kernel where its record runs the proved C entry (exact float T of the entry's
+    type, at the sizes C_BINDING.sizes admits) with a fixed B and/or C: B' (B transposed when
+    transB: a copy holding the same values) and C made contiguous once; each call is _gemm_c on
+    them, the entry's own alpha * s + beta * C."""
+    acc = plan.acc
+    bq = None if b0 is None else np.ascontiguousarray(b0.T if plan.tb else b0, dtype=acc)
+    cq = None if c0 is None else np.ascontiguousarray(c0, dtype=acc)
+    oriented = plan._replace(tb=False) if bq is not None else plan
+    from ... import c_kernels
+
+    def bound(a, b, c=None):
+        if (b0 is not None and b is not b0) or (c0 is not None and c is not c0):
+            return _apply(plan, a, b, c, alpha, beta)          # not the arrays prepared for
+        return _gemm_c(c_kernels, oriented, a, b if bq is None else bq, c if cq is None else cq, alpha, beta)
+
+    m, n, k = sizes
+    if bq is None or _gemm_c_threads(m, n, k) > 1:
+        return bound
+    # B fixed, one thread: _gemm_c's call with its per-call work done here once (the entry, the
+    # addresses of B' and C); a session's small layers cost a few microseconds, this is most of it
+    fn, address = c_kernels.default_entry("gemm", plan.out), c_kernels._address
+    bptr, cptr, ta = address(bq), None if cq is None else address(cq), plan.ta
+
+    def lean(a, b, c=None, _kept=(bq, cq)):     # _kept: the arrays bptr and cptr point into
+        if b is not b0 or (c0 is not None and c is not c0):
+            return _apply(plan, a, b, c, alpha, beta)          # not the arrays prepared for
+        x = a.T if ta else a
+        if x.dtype != acc or not x.flags.c_contiguous:
+            x = np.ascontiguousarray(x, dtype=acc)
+        cc = None if c is None or cq is not None else np.ascontiguousarray(c, dtype=acc)
+        cp = None if c is None else (cptr if cq is not None else address(cc))
+        out = np.empty((m, n), acc)
+        fn(address(x), bptr, cp, address(out), int(cp is not None), 0, 0, alpha, beta, m, n, k)
+        return out
+    return lean
 
 
 @fpenv.guarded      # bind runs at planning time: the prepared values are computed as a run would
@@ -751,6 +816,27 @@ def c_call(shapes, dtype, keywords) -> CCall | None:
                  tb=int(tb), alpha=float(keywords.get("alpha", 1.0)), beta=float(keywords.get("beta", 1.0)))
 
 
+# Where the default kernel (sonnx.gemm / sonnx.matmul, sonnx run and sonnx.Session's default
+# engine) runs the float32/float64 proved C entries instead of the llvmlite fold (the same bits):
+# issue 32 asks for the proved C wherever it is within 1.5x of the fold. Measured in one process,
+# C / fold, median (min - max) of 7 interleaved rounds, float32 and float64, transB 0 and 1, 2
+# shared cores at load 2.6 (2026-11-29), both for sonnx.gemm's arithmetic (the fold packing B at
+# each call) and for a Session's kernel with the weights fixed (the fold's B packed once, the C's
+# B' made contiguous once): at most 2^18 multiply-adds (64^3, 1 x 512 x 512, 4 x 256 x 256,
+# 1000 x 16 x 16, 32 x 64 x 128, ...) sonnx.gemm 0.3 - 1.3, the Session 0.5 - 1.43 (maxima up to
+# 1.56); above, the Session's ratio passes 1.5: 8 x 256 x 256 1.4 - 1.7, 128^3 1.5 - 1.9, M = 1
+# with 784 x 1024 or 1024 x 1024 weights 1.1 - 2.1 (memory-bound: the fold's packed B streams
+# faster), 512^3 1.6 - 2.0. Below 2^15 (the exact fused chain's FUSE_LIMIT, run/chain.py) the C
+# is faster in both (0.5 - 0.8). So: at most 2^18 multiply-adds; the fold above
+C_DEFAULT_WORK = 1 << 18
+
+
+def _c_default_sizes(m: int, n: int, k: int) -> bool:
+    return m * n * k <= C_DEFAULT_WORK
+
+
+C_DEFAULT_SIZES = CSizeRule(("f32", "f64"), _c_default_sizes, "M * N * K <= 2^18", "the llvmlite fold")
+
 _C_PROOF = "proofs/gemm_c.mlw"
 _C_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R7")
 _C_INT_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R6", "GEMM-R7")
@@ -760,8 +846,8 @@ _C_INT_IDS = ("GEMM-R1", "GEMM-R3", "GEMM-R4", "GEMM-R6", "GEMM-R7")
 C_BINDING = CBinding(
     source="gemm_c.c", proof=_C_PROOF, wrapper=gemm_c, call=c_call,
     # the default kernel runs the integer entries (about 10x numpy's integer matmul at 256 - 512,
-    # benchmarks/bench_gemm_c.py); the float ones stay behind the llvmlite fold, which is faster
-    default=("u32", "u64"),
+    # benchmarks/bench_gemm_c.py) always, and the float ones at the sizes of C_DEFAULT_SIZES
+    default=("u32", "u64", "f32", "f64"), sizes=C_DEFAULT_SIZES,
     # float16/bfloat16 through the float32 entry: A, B, C widened, the float32 exact mode, one
     # final rounding to T (proofs/gemm.mlw's GemmHalf proves that loop is narrow(float32 entry));
     # the two conversions that run are checked, not proved
