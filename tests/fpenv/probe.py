@@ -162,8 +162,9 @@ def paths(plant_fault_c: bool):
             fn(x.ctypes.data, y.ctypes.data, c.ctypes.data, r.ctypes.data, 1, 0, 0, 0.5, 0.75, 8, 8, 8)
             return r
         out[f"C sonnx_gemm_f{np.dtype(dt).itemsize * 8}"] = raw_gemm
-        # 16 x 16: the compiled fold splits it between a worker thread and the caller
-        big = [np.tile(m, (2, 2)) for m in (ga, gb, gc)]
+        # 72 x 72 x 72: above Gemm's size rule (gemm.C_DEFAULT_WORK, 2^18 multiply-adds), so the
+        # default kernel runs the llvmlite fold, which splits it among worker threads and the caller
+        big = [np.tile(m, (9, 9)) for m in (ga, gb, gc)]
         out[f"sonnx.gemm threaded {t}"] = lambda x=big: _counting_threads(lambda: sonnx.gemm(*x, alpha=0.5, beta=0.75))
         out[f"sonnx.matmul {t}"] = lambda x=ga, y=gb: sonnx.matmul(x, y)
         # structural operators: a move, no arithmetic; the data's subnormals and bits must survive

@@ -142,15 +142,32 @@ def _caught(run: dict, base: dict, paths: list[str]) -> dict[str, list[str]]:
     return missed
 
 
+def _runs_c(op: str, type_name: str) -> bool:
+    """sonnx.<op> runs a proved C entry point on 8 x 8 (x 8) arrays of this type by default."""
+    from sonnx import c_kernels
+    from sonnx.ops import gemm
+    dtype = np.dtype(type_name)
+    stem = "gemm" if op == "matmul" else op        # MatMul runs Gemm's kernel
+    if c_kernels.default_entry(stem, dtype) is None:
+        return False
+    return stem != "gemm" or gemm.C_BINDING.runs_by_default_at(f"f{dtype.itemsize * 8}", 8, 8, 8)
+
+
 @needs_plant
 def test_planted_python_guard_that_never_switches_is_caught(plant, c_cache, guarded_run):
     run = _probe(plant, c_cache, "python")
     moves = [p for p in PYTHON_PATHS if p.split()[0].removeprefix("sonnx.") in STRUCTURAL]
     # sonnx.<op> on a type whose record makes the proved C entry point the default runs that C,
-    # which has its own guard (read from the records: c_kernels.default_entry)
-    from sonnx import c_kernels
+    # which has its own guard (read from the records: c_kernels.default_entry, and Gemm's size
+    # rule at the probes' 8 x 8 x 8); so do the unfused Session and onnx.reference with sonnx's
+    # kernels (new_ops) when every node of the model (probe.model: Mul, Add, Sub, Relu, Gemm,
+    # MatMul over 8 x 8) runs C
     in_c = [p for p in PYTHON_PATHS if len(p.split()) == 2 and p.split()[0].removeprefix("sonnx.") in KERNELS
-            and c_kernels.default_entry(p.split()[0].removeprefix("sonnx."), np.dtype(p.split()[1])) is not None]
+            and _runs_c(p.split()[0].removeprefix("sonnx."), p.split()[1])]
+    in_c += [f"{path} {t}" for path in ("sonnx.Session unfused", "reference.new_ops") for t in ("float32", "float64")
+             if all(_runs_c(k, t) for k in KERNELS)]
+    # the fold's own Python guard stays under test: the threaded Gemm path is above the size rule
+    assert not any("threaded" in p for p in in_c)
     missed = _caught(run, guarded_run["default"], [p for p in PYTHON_PATHS if p not in moves + in_c])
     assert all(v == [] for v in missed.values()), missed
     # a structural kernel computes nothing: without the guard it still gives the default bits
