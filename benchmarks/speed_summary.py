@@ -32,10 +32,12 @@ def summary(c: dict, g: dict) -> str:
             fig = c[f"{op}_float32_{n}"]
             rows.append((f"`sonnx.{op}` float32, {label} elements", "proved C (the default)",
                          f"numpy's ufunc{' (maximum(x, 0))' if op == 'relu' else ''}", _r(fig["sonnx/numpy"])))
-    for s in (256, 512, 1024):
+    for s in (64, 256, 512, 1024):
         fig = g[f"gemm_float32_{s}x{s}x{s}"]
-        rows.append((f"Gemm exact float32 {s}^3", "proved C (`sonnx.c_kernels.gemm`; the default up to 2^18 multiply-adds)",
-                     "the llvmlite fold (the default above 2^18)", _r(fig["c/fold"])))
+        default = s ** 3 <= 1 << 18          # Gemm's size rule (gemm.C_DEFAULT_WORK)
+        rows.append((f"Gemm exact float32 {s}^3", "proved C (the default)" if default else
+                     "proved C (`sonnx.c_kernels.gemm`)",
+                     "the llvmlite fold" if default else "the llvmlite fold (the default)", _r(fig["c/fold"])))
     for s in (256, 512):
         fig = g[f"gemm_int32_{s}"]
         rows.append((f"Gemm int32 {s}^3", "proved C (the default)", "numpy matmul on unsigned views",
