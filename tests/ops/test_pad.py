@@ -205,6 +205,18 @@ class TestPads:
             found = pad_op.constraints(x, opset=13, pads=pads, pads_sig=sig, constant=True, constant_sig=c)
             assert [v.requirement for v in found] == ["PAD-R1"], pads
 
+    def test_negative_pads_refused_without_the_rank_or_the_axes(self):
+        """The length needs the padded axes; a negative entry does not: it crops whatever the rank,
+        so it is refused when the rank is unknown or the axes are not read (the length is not)."""
+        for x in (TensorSig(None, "float"), TensorSig((2, 3), "float")):
+            found = pad_op.constraints(x, opset=13, pads=(0, -1, 0, 0), pads_sig=TensorSig((4,), "int64"))
+            assert [v.requirement for v in found] == ["PAD-R1"] and "crop" in found[0].message, x
+        unknown = pad_op.constraints(TensorSig(None, "float"), opset=13, pads=(0, 0, 0), pads_sig=TensorSig((3,), "int64"))
+        assert unknown == []     # three pads are wrong for every rank, but only the rank says so (PROF-R2 refuses an unknown rank)
+        axes = pad_op.constraints(TensorSig((2, 3), "float"), opset=18, pads=(-1, 0), pads_sig=TensorSig((2,), "int64"),
+                                  axes=NotConstant("graph input 'a'"), axes_sig=TensorSig((1,), "int64"))
+        assert [v.requirement for v in axes] == ["PAD-R4", "PAD-R1"], axes
+
     def test_memo_keeps_verdicts(self):
         clear_memos()
         x = values("float", (2, 3))

@@ -17,7 +17,9 @@ plants from the other side: the model would then disagree with the Python functi
   `gemm_static_c_mat`, the C-given case of `static_is_gemm_refusal`, is no longer proved;
 - the substitution of [Unify.solvable] replacing [w] by [v] instead of [v] by [w]:
   `value_subst_dim`, the step of [Pinning] that reads a substitution as a pinning, is no longer
-  proved.
+  proved;
+- Pad's constant_value accepted whatever its element type: `pad_value_type_refused` (PAD-R3);
+- Pad's axes input read as every axis: `pad_pads_axes_refused` (PAD-R1 with axes).
 
 (The refusal lemmas after the broken step may still replay: Why3 lets them use the earlier, now
 unproved, let lemma; the session fails all the same, and tools/prove with it.)
@@ -65,9 +67,26 @@ def test_a_backwards_substitution_fails_the_pinning(tmp_path, monkeypatch):
 
 
 @needs_why3
+@pytest.mark.req("PAD-R3")
+def test_a_constant_of_any_type_fails_the_pad_value_type_refusal(tmp_path, monkeypatch):
+    assert_plant_fails(tmp_path, monkeypatch, "constraints", "(match elem_of t with Elem f -> f = e | NoElem -> false end)",
+                       "(match elem_of t with Elem _ -> true | NoElem -> false end)", within="PadConstraints",
+                       goals={"pad_value_type_refused"})
+
+
+@needs_why3
+@pytest.mark.req("PAD-R1")
+def test_axes_read_as_every_axis_fails_the_pads_with_axes_refusal(tmp_path, monkeypatch):
+    assert_plant_fails(tmp_path, monkeypatch, "constraints", "if not (distinct n) then NUnknown else NAxes n",
+                       "if not (distinct n) then NUnknown else NAxes (upto 0 r)", within="PadConstraints",
+                       goals={"pad_pads_axes_refused"})
+
+
+@needs_why3
 @pytest.mark.req("MUL-R1", "MUL-R2", "MUL-R4", "ADD-R2", "SUB-R2", "DIV-R2", "GEMM-R1", "GEMM-R3", "GEMM-R4", "PAD-R1", "PAD-R2", "PAD-R3", "PAD-R4")
 def test_the_unplanted_copy_replays_the_same_goals(tmp_path, monkeypatch):
     """The control: without a plant the copy is proofs/ byte for byte, and the same focused
     replay of the five goals fails none of them; the failures above come from the plants."""
     assert_unplanted_replays(tmp_path, monkeypatch, "constraints",
-                             {"dense_typed_kept", "gemm_tail_kept", "pad_kept", "gemm_static_c_mat", "value_subst_dim"})
+                             {"dense_typed_kept", "gemm_tail_kept", "pad_kept", "gemm_static_c_mat", "value_subst_dim",
+                              "pad_value_type_refused", "pad_pads_axes_refused"})

@@ -246,13 +246,13 @@ def _pads_violations(node: str, version: int, x: TensorSig, rank: int | None, na
                                     "it must be a 1-D int64 tensor")]
     if not isinstance(pads, tuple) or not all(_is_int(p) for p in pads):
         return [Violation("PAD-R1", f"{node} has pads={pads!r}; the pads must be a list of integers")]
-    if named is None:
-        return []
-    if len(pads) != 2 * len(named):
+    negative = [int(p) for p in pads if p < 0]
+    # the length needs the padded axes (the rank, or the axes input); a negative entry is refused
+    # without them: it crops whatever the rank
+    if named is not None and len(pads) != 2 * len(named):
         said = "the input's rank" if version < AXES_FROM else "the number of axes (the input's rank when no axes are given)"
         return [Violation("PAD-R1", f"{node} has {len(pads)} pads for {len(named)} padded axes; it needs "
                                     f"2 x {said} = {2 * len(named)}: [b_1, ..., b_n, e_1, ..., e_n]")]
-    negative = [int(p) for p in pads if p < 0]
     if negative:
         return [Violation("PAD-R1", f"{node} has pads={[int(p) for p in pads]} with negative entries {negative}: "
                                     "a negative pad crops the input, which the profile's Pad does not do (it "
