@@ -4,7 +4,8 @@ the committed session fail (as tools/prove replays it, under its step budgets, e
 stopped by its prover), and the C extracted from the planted copy, built and loaded as sonnx
 builds its kernels, computes other bits than numpy's / ml_dtypes' astype on a tie:
 
-- float16 (narrow16_mag, normal results): round up when the 13 dropped bits are >= half;
+- float16 (narrow16_mag, normal results): round up when the 13 dropped bits are >= half (the
+  last kept bit taken as 1);
 - bfloat16 (narrowbf16_bits): add 0x7FFF + 1 (half) whatever the last kept bit.
 The same copy without a plant is proofs/ byte for byte, and it replays the same goals ok.
 """
@@ -21,10 +22,8 @@ from tests.conversions import halfcheck
 from .proof_plants import assert_plant_fails, assert_unplanted_replays, needs_why3, use_planted_c
 
 STEM = "narrow_c"
-TIE16 = """      if ugt rest (0x1000: BV32.t)
-         || (eq rest (0x1000: BV32.t) && eq (bw_and base (1: BV32.t)) (1: BV32.t))
-      then add base (1: BV32.t) else base"""
-AWAY16 = "      if uge rest (0x1000: BV32.t) then add base (1: BV32.t) else base"
+TIE16 = "add base (narrow_shr (add rest (add (0xFFF: BV32.t) lsb)) (13: BV32.t))"
+AWAY16 = "add base (narrow_shr (add rest (add (0xFFF: BV32.t) (bw_or lsb (1: BV32.t)))) (13: BV32.t))"
 TIEBF = "(add b (add (0x7FFF: BV32.t) lsb))"
 AWAYBF = "(add b (add (0x7FFF: BV32.t) (bw_or lsb (1: BV32.t))))"
 

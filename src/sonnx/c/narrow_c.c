@@ -48,7 +48,7 @@ uint32_t narrow_shl(uint32_t x, uint32_t s) {
 }
 
 uint32_t narrow16_mag(uint32_t ex, uint32_t mn) {
-  uint32_t pl, base, rest, m, sh, q, mask, rest1, half;
+  uint32_t pl, base, rest, lsb, m, sh, q, mask, rest1, half, lsb1;
   if (ex == 0xFFu) {
     if (mn == 0u) {
       return 0x7C00u;
@@ -67,11 +67,8 @@ uint32_t narrow16_mag(uint32_t ex, uint32_t mn) {
       if ((sonnx_u32_ge(ex, 113u))) {
         base = narrow_shl(ex - 112u, 10u) | narrow_shr(mn, 13u);
         rest = mn & 0x1FFFu;
-        if ((sonnx_u32_gt(rest, 0x1000u)) || (rest == 0x1000u && (base & 1u) == 1u)) {
-          return base + 1u;
-        } else {
-          return base;
-        }
+        lsb = base & 1u;
+        return base + narrow_shr(rest + (0xFFFu + lsb), 13u);
       } else {
         if ((sonnx_u32_ge(ex, 102u))) {
           m = mn | 0x800000u;
@@ -80,11 +77,8 @@ uint32_t narrow16_mag(uint32_t ex, uint32_t mn) {
           mask = narrow_shl(1u, sh) - 1u;
           rest1 = m & mask;
           half = narrow_shl(1u, sh - 1u);
-          if ((sonnx_u32_gt(rest1, half)) || (rest1 == half && (q & 1u) == 1u)) {
-            return q + 1u;
-          } else {
-            return q;
-          }
+          lsb1 = q & 1u;
+          return q + narrow_shr(rest1 + (half - 1u + lsb1), sh);
         } else {
           return 0u;
         }
