@@ -42,12 +42,27 @@ from pathlib import Path
 import numpy as np
 
 from . import dtypes, fpenv
-from .ops.registry import STEMS, by_stem, operators
+from .ops.registry import STEMS, CEntry, by_stem, operators
 
 _BINDINGS = [op.c_binding for op in operators().values() if op.c_binding is not None]
-# each C source and the proof file it is extracted from by tools/extract-c (from the records);
-# every one is in the proof step
-PROOF_OF = {b.source: b.proof for b in _BINDINGS if b.source is not None}
+
+# The narrowing float32 -> float16 / bfloat16 (not an operator's kernel: the half-precision
+# routes' last step), written on the bits and proved to be halffloat.mlw's f32_to_f16 RNE /
+# f32_to_bf16 RNE (proofs/narrow_c.mlw); x: the float32 bits as uint32, y: the result's bits.
+NARROW_SOURCE, NARROW_PROOF = "narrow_c.c", "proofs/narrow_c.mlw"
+NARROW_IDS = ("MUL-R3", "ADD-R3", "SUB-R3")
+NARROW_ENTRIES = (
+    CEntry("sonnx_narrow_f16", NARROW_PROOF, "NarrowCF16", NARROW_IDS,
+           (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)),
+    CEntry("sonnx_narrow_bf16", NARROW_PROOF, "NarrowCBF16", NARROW_IDS,
+           (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)))
+# its C functions that are not entry points: name -> the module of narrow_c.mlw with that let
+NARROW_HELPERS = {"narrow_shr": "Bits32", "narrow_shl": "Bits32", "narrow16_mag": "Narrow16", "narrow16_bits": "Narrow16",
+                  "narrowbf16_bits": "NarrowBF16"}
+
+# each C source and the proof file it is extracted from by tools/extract-c (from the records,
+# and the narrowing); every one is in the proof step
+PROOF_OF = {**{b.source: b.proof for b in _BINDINGS if b.source is not None}, NARROW_SOURCE: NARROW_PROOF}
 SOURCES = tuple(PROOF_OF)
 HEADER = "sonnx_kernels.h"            # hand-written: the entry points' prototypes
 # hand-written: the one file compiled. It includes the extracted SOURCES with their functions
@@ -138,6 +153,7 @@ def _fingerprint(src: Path, cc: str) -> str:
 # the committed C, the header and the (* req: ... *) annotations of proofs/, so the trace's code
 # sites for these IDs lead from the requirement to the C and its proof.
 KERNELS = {e.name: (e.proof, e.theory, e.ids) for b in _BINDINGS for e in b.entries}
+KERNELS.update({e.name: (e.proof, e.theory, e.ids) for e in NARROW_ENTRIES})
 
 # C functions that are not entry points (clones the entry points call), each with the proof
 # file and module holding the clone and the WhyML function cloned
@@ -169,10 +185,9 @@ def library() -> ctypes.CDLL:
 
 
 def _declare(lib: ctypes.CDLL) -> None:
-    for b in _BINDINGS:
-        for e in b.entries:
-            fn = getattr(lib, e.name)
-            fn.argtypes, fn.restype = e.argtypes, None
+    for e in (*(e for b in _BINDINGS for e in b.entries), *NARROW_ENTRIES):
+        fn = getattr(lib, e.name)
+        fn.argtypes, fn.restype = e.argtypes, None
     # the fused chain's dispatcher (sonnx_kernels.h; run/chain.py)
     lib.sonnx_chain_run.argtypes, lib.sonnx_chain_run.restype = (ctypes.c_void_p, ctypes.c_int32), ctypes.c_int32
     lib.sonnx_chain_entry_name.argtypes, lib.sonnx_chain_entry_name.restype = (ctypes.c_int32,), ctypes.c_char_p
@@ -290,6 +305,17 @@ def call_unary(fn, x: np.ndarray) -> np.ndarray:
     return out
 
 
+def narrow(x: np.ndarray, name: str) -> np.ndarray:
+    """float32 ``x`` rounded once to ``name`` ("float16" or "bfloat16") by the proved C
+    narrowing (sonnx_narrow_f16 / sonnx_narrow_bf16, proofs/narrow_c.mlw): the same bits as
+    numpy's / ml_dtypes' ``astype`` (tests/conversions/test_narrow_c.py), NaNs included."""
+    entry = {"float16": "sonnx_narrow_f16", "bfloat16": "sonnx_narrow_bf16"}[name]
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    out = np.empty(bits.shape, dtype=np.uint16)
+    getattr(library(), entry)(_address(bits), _address(out), out.size)
+    return out.view(dtypes.numpy_dtype(name))
+
+
 # The argument types of the generic entry points below, for the records' CEntry rows.
 BINARY_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)   # x, y, out, n
 UNARY_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)                     # x, out, n
@@ -311,8 +337,10 @@ def binary_same_shape(entry: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         y = np.ascontiguousarray(b, dtype=t)
         out = np.empty(a.shape, dtype=t)
         getattr(lib, f"{entry}_f{t.itemsize * 8}")(pointer(x), pointer(y), pointer(out), n)
-        with np.errstate(all="ignore"):     # overflow to inf in the rounding to T is the semantics
-            return out if t == out_dtype else out.astype(out_dtype)
+        # float16/bfloat16: the one rounding to T by the proved narrowing (proofs/narrow_c.mlw,
+        # f32_to_f16 RNE / f32_to_bf16 RNE on the bits: overflow to inf is the semantics), the
+        # bits numpy's / ml_dtypes' astype gives (tests/conversions/test_narrow_c.py)
+        return out if t == out_dtype else narrow(out, name)
     # integers: C unsigned arithmetic on the two's-complement bits (sign- or zero-extended to
     # 32 bits for the 8/16-bit types, then reduced to T's bits by astype)
     wide = np.dtype(np.uint64) if dtypes.bits(name) == 64 else np.dtype(np.uint32)

@@ -135,14 +135,17 @@ def test_an_extracted_file_alone_does_not_compile(tmp_path, source):
 # --- the manifest: C function -> WhyML function -> goal's requirement IDs ------------------------
 
 def _defined_functions(c_text: str) -> set[str]:
-    return set(re.findall(r"^(?:void|float|double|int32_t|uint32_t|uint64_t) (\w+)\(", c_text, re.M))
+    return set(re.findall(r"^(?:void|float|double|int32_t|uint16_t|uint32_t|uint64_t) (\w+)\(", c_text, re.M))
 
 
 @pytest.mark.req("MUL-R1", "MUL-R3", "ADD-R1", "ADD-R3", "SUB-R1", "SUB-R3", "GEMM-R1", "GEMM-R7")
 def test_manifest_links_every_c_kernel_to_its_proved_function():
     src = ck.source_dir()
     defined = set().union(*(_defined_functions((src / s).read_text()) for s in ck.SOURCES))
-    assert defined == set(ck.KERNELS) | set(ck.INTERNAL)
+    assert defined == set(ck.KERNELS) | set(ck.INTERNAL) | set(ck.NARROW_HELPERS)
+    narrow = parse_goals(ROOT / ck.NARROW_PROOF)
+    for fn, module in ck.NARROW_HELPERS.items():     # the narrowing's helpers: lets of its proof
+        assert any(g["kind"] in ("let", "let function") and g["module"] == module and g["name"] == fn for g in narrow), fn
     header = (src / ck.HEADER).read_text()
     for fn, (mlw, module, whyml_fn) in ck.INTERNAL.items():
         assert re.search(rf"\b{fn}\(", header), f"{fn} not declared in {ck.HEADER}"

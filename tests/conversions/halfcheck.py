@@ -33,7 +33,10 @@ def load(path: str) -> ctypes.CDLL:
 
 
 def narrow(x: np.ndarray, name: str) -> np.ndarray:
-    """What sonnx's wrappers run to round a float32 result to T (src/sonnx/c_kernels.py)."""
+    """numpy's / ml_dtypes' astype to T: what sonnx's wrappers ran to round a float32 result to T
+    before the proved narrowing (c_kernels.narrow, proofs/narrow_c.mlw, which the same-shape binary
+    wrapper now runs: bit for bit the same, tests/conversions/test_narrow_c.py), and what the
+    other wrappers still run (src/sonnx/c_kernels.py)."""
     with np.errstate(all="ignore"):
         return x.astype(HALVES[name][0])
 

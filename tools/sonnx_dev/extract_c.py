@@ -29,7 +29,7 @@ DRIVER = "proofs/drivers/c_ieee.drv"
 
 def extract(root: Path, mlw: str, out: Path, driver: str = DRIVER) -> None:
     """Why3's C for ``mlw`` (relative to ``root``) into ``out``; RuntimeError on any failure."""
-    cmd = ["why3", "extract", "-L", "proofs", "-D", "c", "-D", driver, mlw, "-o", str(out)]
+    cmd = ["why3", "extract", "-L", "proofs", "-L", "proofs/lib", "-D", "c", "-D", driver, mlw, "-o", str(out)]
     r = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     # Why3 1.5.1 skips a declaration it cannot translate (e.g. a rounding mode without a C
     # syntax) with a message and exit status 0: any message is a failure here

@@ -6,6 +6,8 @@ sonnx.trace.proofs (shipped with the read-only trace).
 
     python -m sonnx_dev.prove run                  # the proof step (tools/prove)
     python -m sonnx_dev.prove replay proofs/X.mlw  # one session, replayed as the step does it
+    python -m sonnx_dev.prove remove proofs/X.mlw "GOAL'vc=LEMMA, LEMMA" ...  # after build: those
+                                     # goals through Why3's remove of the lemmas, split, proved by z3
     python -m sonnx_dev.prove build proofs/X.mlw [PROVERS]   # build a session without the IDE
                                      # PROVERS: keys of sonnx.trace.proofs.PROVERS, tried in order,
                                      # e.g. z3,cvc5,z3noauto,bitwuzla,cvc5fpexp (the half-precision files)
@@ -301,6 +303,58 @@ def build_session(repo_root, rel, provers=("z3", "cvc5", "z3noauto"), timelimit=
     return rc
 
 
+def remove_then_prove(repo_root, rel, removals: dict[str, str], prover="z3", timelimit=10) -> int:
+    """In the session of ``rel`` built by build_session, replace the split of each top goal named
+    in ``removals`` by Why3's ``remove`` transformation of the hypotheses listed there (its
+    ``arg1``, comma-separated names of lemmas), then split_vc, then ``prover`` on every leaf
+    (its prover id must already be in the session). Removing hypotheses can only make a goal
+    harder: nothing is assumed by it; it keeps quantified facts the goal does not need away
+    from the prover (proofs/narrow_c.mlw's kernels)."""
+    root = Path(repo_root)
+    sess = root / rel[:-4]
+    xml = sess / "why3session.xml"
+    tree = ET.parse(xml)
+    for g in tree.getroot().iter("goal"):
+        if g.get("name") in removals:
+            for t in g.findall("transf"):
+                g.remove(t)
+            ET.SubElement(g, "transf", {"name": "remove", "arg1": removals[g.get("name")]})
+    _write(tree, xml)
+    _replay(root, sess, force=True)
+    tree = ET.parse(xml)
+    for g in tree.getroot().iter("goal"):
+        if g.get("name") in removals:
+            for sub in g.find("transf").findall("goal"):
+                if sub.find("transf") is None:
+                    ET.SubElement(sub, "transf", {"name": "split_vc"})
+    _write(tree, xml)
+    _replay(root, sess, force=True)
+    tree = ET.parse(xml)
+    r = tree.getroot()
+    name, ver, alt = PROVERS[prover]
+    pid = next(p.get("id") for p in r.findall("prover") if (p.get("name"), p.get("version"),
+                                                             p.get("alternative") or "") == (name, ver, alt))
+    for leaf in _leaves(r):
+        if not _proved(leaf):
+            for pr in leaf.findall("proof"):
+                leaf.remove(pr)
+            pr = ET.SubElement(leaf, "proof", {"prover": pid})
+            ET.SubElement(pr, "result", {"status": "unknown", "time": "0"})
+    _write(tree, xml)
+    _replay(root, sess, force=True)
+    tree = ET.parse(xml)
+    for leaf in _leaves(tree.getroot()):
+        for pr in leaf.findall("proof"):
+            res = pr.find("result")
+            if res is None or res.get("status") != "valid":
+                leaf.remove(pr)
+    _write(tree, xml)
+    rc = _replay(root, sess, force=False)
+    for junk in ("why3session.xml.bak", "why3shapes.gz.bak", "why3shapes.bak"):
+        (sess / junk).unlink(missing_ok=True)
+    return rc
+
+
 def _leaves(r):
     return [g for g in r.iter("goal") if g.find("transf") is None]
 
@@ -406,6 +460,9 @@ def main(argv=None) -> int:
         if len(argv) > 2:
             return build_session(root, argv[1], provers=tuple(argv[2].split(",")))
         return build_session(root, argv[1])
+    if argv[:1] == ["remove"] and len(argv) >= 3:
+        # remove proofs/X.mlw GOAL=LEMMA,LEMMA ... : after build, see remove_then_prove
+        return remove_then_prove(root, argv[1], dict(a.split("=", 1) for a in argv[2:]))
     if argv[:1] == ["run"]:
         return run(root)
     if argv[:1] == ["replay"] and len(argv) == 2:

@@ -58,6 +58,17 @@ SONNX_BODY void sonnx_gemm_u32_rne(uint32_t *a, uint32_t *b, uint32_t *c, uint32
 SONNX_BODY void sonnx_gemm_u64_rne(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *y, int hasc, int ta,
                                    int tb, uint64_t alpha, uint64_t beta, int32_t m, int32_t n, int32_t k);
 
+/* float32 -> float16 / bfloat16 on the bits (proofs/narrow_c.mlw): integer code only, no
+ * floating-point operation, so the environment cannot change it; its helpers get internal
+ * linkage here (a definition without storage class takes it from these) */
+SONNX_BODY void sonnx_narrow_f16_rne(uint32_t *x, uint16_t *y, int32_t n);
+SONNX_BODY void sonnx_narrow_bf16_rne(uint32_t *x, uint16_t *y, int32_t n);
+static uint32_t narrow_shr(uint32_t x, uint32_t s);
+static uint32_t narrow_shl(uint32_t x, uint32_t s);
+static uint32_t narrow16_mag(uint32_t ex, uint32_t mn);
+static uint16_t narrow16_bits(uint32_t b);
+static uint16_t narrowbf16_bits(uint32_t b);
+
 #define sonnx_mul_f32 sonnx_mul_f32_rne
 #define sonnx_mul_f64 sonnx_mul_f64_rne
 #define sonnx_mul_u32 sonnx_mul_u32_rne
@@ -78,11 +89,16 @@ SONNX_BODY void sonnx_gemm_u64_rne(uint64_t *a, uint64_t *b, uint64_t *c, uint64
 #define sonnx_gemm_f64 sonnx_gemm_f64_rne
 #define sonnx_gemm_u32 sonnx_gemm_u32_rne
 #define sonnx_gemm_u64 sonnx_gemm_u64_rne
+#define sonnx_narrow_f16 sonnx_narrow_f16_rne
+#define sonnx_narrow_bf16 sonnx_narrow_bf16_rne
 #include "mul_c.c"
 #include "add_c.c"
 #include "sub_c.c"
 #include "relu_c.c"
 #include "gemm_c.c"
+#include "narrow_c.c"
+#undef sonnx_narrow_f16
+#undef sonnx_narrow_bf16
 #undef sonnx_mul_f32
 #undef sonnx_mul_f64
 #undef sonnx_mul_u32
@@ -233,6 +249,10 @@ void sonnx_relu_f32(float *x, float *y, int32_t n) { SONNX_IN_DEFAULT_ENV(sonnx_
 void sonnx_relu_f64(double *x, double *y, int32_t n) { SONNX_IN_DEFAULT_ENV(sonnx_relu_f64_rne(x, y, n)); }
 void sonnx_relu_i32(int32_t *x, int32_t *y, int32_t n) { SONNX_IN_DEFAULT_ENV(sonnx_relu_i32_rne(x, y, n)); }
 void sonnx_relu_i64(int64_t *x, int64_t *y, int32_t n) { SONNX_IN_DEFAULT_ENV(sonnx_relu_i64_rne(x, y, n)); }
+
+/* the proved narrowing: integer operations only, so no environment switch is needed */
+void sonnx_narrow_f16(uint32_t *x, uint16_t *y, int32_t n) { sonnx_narrow_f16_rne(x, y, n); }
+void sonnx_narrow_bf16(uint32_t *x, uint16_t *y, int32_t n) { sonnx_narrow_bf16_rne(x, y, n); }
 
 #ifdef SONNX_GEMM_AVX2
 /* 1: the AVX2 copy runs (the CPU supports it), 0: the SSE2 one; -1: not yet asked (then

@@ -31,6 +31,13 @@
 #define SONNX_FLATTEN
 #endif
 
+/* y[p] = the float16 / bfloat16 bits of the float32 whose bits are x[p], rounded to nearest
+ * even (overflow to infinity, subnormals kept; a NaN gives numpy's / ml_dtypes' NaN bits):
+ * narrow_c.mlw, narrow16_bits / narrowbf16_bits, proved equal to SMT-LIB's conversion
+ * (_ to_fp 5 11) / (_ to_fp 8 8) RNE for every non-NaN pattern. Integer code only. */
+void sonnx_narrow_f16(uint32_t *x, uint16_t *y, int32_t n);
+void sonnx_narrow_bf16(uint32_t *x, uint16_t *y, int32_t n);
+
 /* c[p] = a[p] * b[p], rounded to nearest even (mul.mlw, MulFloat32/MulFloat64) */
 void sonnx_mul_f32(float *a, float *b, float *c, int32_t n);
 void sonnx_mul_f64(double *a, double *b, double *c, int32_t n);

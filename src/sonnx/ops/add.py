@@ -118,4 +118,5 @@ OPERATOR = Operator(
     openvino=(IRLayer("Add", 1, 2, broadcast_shape, broadcast_rule_inputs),),
     output_shape=first_shape, comparison="bits", c_binding=C_BINDING,
     conform=ConformRule("ADD-R4", ((0, "A"), (1, "B"))),
-    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw", "proofs/half_conversions.mlw"))
+    theories=("proofs/tensor.mlw", "proofs/elementwise.mlw", "proofs/half_conversions.mlw",
+              "proofs/narrow_c.mlw"))
