@@ -50,7 +50,9 @@ _BINDINGS = [op.c_binding for op in operators().values() if op.c_binding is not 
 # routes' last step), written on the bits and proved to be halffloat.mlw's f32_to_f16 RNE /
 # f32_to_bf16 RNE (proofs/narrow_c.mlw); x: the float32 bits as uint32, y: the result's bits.
 NARROW_SOURCE, NARROW_PROOF = "narrow_c.c", "proofs/narrow_c.mlw"
-NARROW_IDS = ("MUL-R3", "ADD-R3", "SUB-R3")
+# the requirements it serves, read from the records (this shared module names no operator):
+# the result requirement (R3) of each operator whose records list its proof among their theories
+NARROW_IDS = tuple(f"{op.prefix}-R3" for op in operators().values() if NARROW_PROOF in op.theories)
 NARROW_ENTRIES = (
     CEntry("sonnx_narrow_f16", NARROW_PROOF, "NarrowCF16", NARROW_IDS,
            (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)),

@@ -464,7 +464,11 @@ def test_fast_mode_never_runs_the_exact_fold(monkeypatch):
         raise AssertionError("the exact fold ran in fast mode")
     monkeypatch.setattr(gemm_op.fold, "fold", no_fold)
     fresh_state()
+    # 65 x 64 x 64: above Gemm's size rule (gemm.C_DEFAULT_WORK), where exact mode runs the fold
+    big_a, big_b = np.ones((65, 64), np.float32), np.ones((64, 64), np.float32)
+    assert big_a.shape[0] * big_b.shape[0] * big_b.shape[1] > gemm_op.C_DEFAULT_WORK
     for _ in range(2):
         assert sonnx.gemm(X23, X34, mode="fast").shape == (2, 4)
+        assert sonnx.gemm(big_a, big_b, mode="fast").shape == (65, 64)
     with pytest.raises(AssertionError, match="exact fold ran"):
-        sonnx.gemm(X23, X34, mode="exact")
+        sonnx.gemm(big_a, big_b, mode="exact")
