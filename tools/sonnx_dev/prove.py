@@ -290,7 +290,14 @@ def build_session(repo_root, rel, provers=("z3", "cvc5", "z3noauto"), timelimit=
                 ET.SubElement(pr, "result", {"status": "unknown", "time": "0"})
         _write(tree, xml)
         _replay(root, sess, force=True)
-    tree = ET.parse(xml)  # drop failed attempts: replay then fails only on unproved leaves
+    return _keep_valid_and_replay(root, sess, ("why3session.xml.bak", "why3shapes.gz", "why3shapes", "why3shapes.bak"))
+
+
+def _keep_valid_and_replay(root: Path, sess: Path, junk: tuple[str, ...]) -> int:
+    """The end of a build: drop the attempts that are not valid (the replay then fails only on
+    unproved leaves), replay once more without forcing, remove ``junk``; the replay's code."""
+    xml = sess / "why3session.xml"
+    tree = ET.parse(xml)
     for leaf in _leaves(tree.getroot()):
         for pr in leaf.findall("proof"):
             res = pr.find("result")
@@ -298,8 +305,8 @@ def build_session(repo_root, rel, provers=("z3", "cvc5", "z3noauto"), timelimit=
                 leaf.remove(pr)
     _write(tree, xml)
     rc = _replay(root, sess, force=False)
-    for junk in ("why3session.xml.bak", "why3shapes.gz", "why3shapes", "why3shapes.bak"):
-        (sess / junk).unlink(missing_ok=True)
+    for name in junk:
+        (sess / name).unlink(missing_ok=True)
     return rc
 
 
@@ -342,17 +349,7 @@ def remove_then_prove(repo_root, rel, removals: dict[str, str], prover="z3", tim
             ET.SubElement(pr, "result", {"status": "unknown", "time": "0"})
     _write(tree, xml)
     _replay(root, sess, force=True)
-    tree = ET.parse(xml)
-    for leaf in _leaves(tree.getroot()):
-        for pr in leaf.findall("proof"):
-            res = pr.find("result")
-            if res is None or res.get("status") != "valid":
-                leaf.remove(pr)
-    _write(tree, xml)
-    rc = _replay(root, sess, force=False)
-    for junk in ("why3session.xml.bak", "why3shapes.gz.bak", "why3shapes.bak"):
-        (sess / junk).unlink(missing_ok=True)
-    return rc
+    return _keep_valid_and_replay(root, sess, ("why3session.xml.bak", "why3shapes.gz.bak", "why3shapes.bak"))
 
 
 def _leaves(r):
